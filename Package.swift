@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// `todo`: an offline-first record store with a git-style sync command line, and its table server.
+/// Dependencies point one way: Basics and Model at the bottom, the executables at the top.
+/// No package dependencies: the Swift toolchain only.
+let package = Package(
+    name: "todo",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "todo", targets: ["todo"]),
+    ],
+    targets: [
+        // MARK: - Libraries
+
+        /** Files, atomic writes, the store lock, syscalls, SHA-256, clock and id seams. No domain knowledge. */
+        .target(name: "TodoBasics"),
+        /** Pure domain values and rules: JSON, items, operations, collapse, merge, receipts. */
+        .target(name: "TodoModel"),
+        /** The `.todo` directory: layout, id encoding, transactions, recovery, doctor. */
+        .target(name: "TodoStore", dependencies: ["TodoBasics", "TodoModel"]),
+        /** Wire formats shared by client and server: generations, dates, OData, HTTP/1.1 codec. Pure. */
+        .target(name: "TableProtocol", dependencies: ["TodoModel"]),
+        /** Commands, argument parsing and rendering. Owns the console and the environment. */
+        .target(name: "TodoCLI", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol"]),
+
+        // MARK: - Executables
+
+        .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
+
+        // MARK: - Tests
+
+        .target(name: "TodoTestSupport", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TodoCLI"],
+                path: "Tests/TodoTestSupport"),
+        .testTarget(name: "TodoBasicsTests", dependencies: ["TodoBasics", "TodoTestSupport"]),
+        .testTarget(name: "TodoModelTests", dependencies: ["TodoModel"]),
+        .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoTestSupport"]),
+        .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoTestSupport"]),
+    ]
+)

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Time as an input: commands read it through this seam so tests are deterministic.
+public struct Clock: Sendable {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public var nowMilliseconds: @Sendable () -> Int64
+
+    public init(nowMilliseconds: @escaping @Sendable () -> Int64) {
+        self.nowMilliseconds = nowMilliseconds
+    }
+
+    public static let live = Clock {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    public static func fixed(_ ms: Int64) -> Clock { Clock { ms } }
+
+    /// The current time as protocol date text (`yyyy-MM-ddTHH:mm:ss.SSSZ`).
+    public func nowText() -> String { Timestamp.format(milliseconds: nowMilliseconds()) }
+}
+
+/// UTC date text with exactly three fractional digits (protocol §4.3.1).
+public enum Timestamp {
+    public static func format(milliseconds: Int64) -> String {
+        let ms = Int(((milliseconds % 1000) + 1000) % 1000)
+        let totalSeconds = (milliseconds - Int64(ms)) / 1000
+        var days = totalSeconds / 86_400
+        var secondsOfDay = totalSeconds % 86_400
+        if secondsOfDay < 0 { secondsOfDay += 86_400; days -= 1 }
+        let (y, m, d) = civilFromDays(days)
+        let hh = Int(secondsOfDay / 3600), mm = Int(secondsOfDay % 3600 / 60), ss = Int(secondsOfDay % 60)
+        return "\(pad(Int(y), 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hh, 2)):\(pad(mm, 2)):\(pad(ss, 2)).\(pad(ms, 3))Z"
+    }
+
+    /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
+    public static func civilFromDays(_ z0: Int64) -> (Int64, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = Int(doy - (153 * mp + 2) / 5 + 1)
+        let m = Int(mp < 10 ? mp + 3 : mp - 9)
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let s = String(value)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

@@ -1,0 +1,59 @@
+/// The only way the store touches files.
+///
+/// Primitives are small on purpose: an atomic write is composed of them (`AtomicFile`), so a
+/// fault-injecting file system can stop the program between any two steps and tests can check that
+/// the store still opens. Paths are absolute strings.
+public protocol FileSystem: Sendable {
+    /// The file's bytes, or nil when it does not exist.
+    func readFile(_ path: String) throws(FileSystemError) -> [UInt8]?
+    /// Creates or truncates `path`, writes `bytes`, and fsyncs the file when `sync` is true.
+    func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError)
+    /// rename(2): atomically replaces `to`.
+    func rename(_ from: String, to: String) throws(FileSystemError)
+    /// Removes a file; a missing file is not an error.
+    func removeFile(_ path: String) throws(FileSystemError)
+    /// Names in a directory (no `.`/`..`), or nil when it does not exist.
+    func listDirectory(_ path: String) throws(FileSystemError) -> [String]?
+    /// mkdir -p.
+    func createDirectory(_ path: String) throws(FileSystemError)
+    /// fsync of a directory, so renames and removals in it survive a power loss.
+    func syncDirectory(_ path: String) throws(FileSystemError)
+    func fileExists(_ path: String) -> Bool
+    func isDirectory(_ path: String) -> Bool
+}
+
+/// A failed file-system call, with the path and the errno text: enough for a message that names
+/// the file and says what went wrong.
+public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var path: String
+    public var code: Int32
+    public var reason: String
+
+    public init(operation: String, path: String, code: Int32, reason: String) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { "cannot \(operation) '\(path)': \(reason)" }
+}
+
+extension String {
+    /// The parent directory of an absolute path ("/a/b" -> "/a").
+    public var parentPath: String {
+        guard let slash = lastIndex(of: "/") else { return "." }
+        return slash == startIndex ? "/" : String(self[..<slash])
+    }
+
+    /// The last path component.
+    public var lastPathComponent: String {
+        guard let slash = lastIndex(of: "/") else { return self }
+        return String(self[index(after: slash)...])
+    }
+
+    public func appendingPath(_ component: String) -> String {
+        hasSuffix("/") ? self + component : self + "/" + component
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real file system, through POSIX calls (no Foundation: `todo` starts in a few milliseconds).
+public struct LocalFileSystem: FileSystem {
+    public init() {}
+
+    public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw FileSystemError(operation: "open", path: path, code: code, reason: errnoText(code))
+        }
+        defer { close(fd) }
+        var st = stat()
+        _ = try syscall("stat", path) { fstat(fd, &st) }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            throw FileSystemError(operation: "read", path: path, code: EISDIR, reason: errnoText(EISDIR))
+        }
+        var result: [UInt8] = []
+        let expected = max(Int(st.st_size), 0) + 1
+        result.reserveCapacity(expected)
+        var chunk = [UInt8](repeating: 0, count: max(expected, 4096))
+        while true {
+            let n = try syscall("read", path) { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    public func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) {
+        let fd = try syscall("create", path) { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = try syscall("write", path) {
+                bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            }
+            offset += n
+        }
+        if sync { _ = try syscall("fsync", path) { fsync(fd) } }
+    }
+
+    public func rename(_ from: String, to: String) throws(FileSystemError) {
+        _ = try syscall("rename", from) { Glibc.rename(from, to) }
+    }
+
+    public func removeFile(_ path: String) throws(FileSystemError) {
+        if unlink(path) != 0 {
+            let code = errno
+            if code == ENOENT { return }
+            throw FileSystemError(operation: "remove", path: path, code: code, reason: errnoText(code))
+        }
+    }
+
+    public func listDirectory(_ path: String) throws(FileSystemError) -> [String]? {
+        guard let dir = opendir(path) else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw FileSystemError(operation: "list", path: path, code: code, reason: errnoText(code))
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in
+                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    public func createDirectory(_ path: String) throws(FileSystemError) {
+        if isDirectory(path) { return }
+        let parent = path.parentPath
+        if parent != path && !parent.isEmpty && parent != "/" && !isDirectory(parent) {
+            try createDirectory(parent)
+        }
+        if mkdir(path, 0o755) != 0 {
+            let code = errno
+            if code == EEXIST && isDirectory(path) { return }
+            throw FileSystemError(operation: "create directory", path: path, code: code, reason: errnoText(code))
+        }
+    }
+
+    public func syncDirectory(_ path: String) throws(FileSystemError) {
+        let fd = try syscall("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(fd) }
+        _ = try syscall("fsync", path) { fsync(fd) }
+    }
+
+    public func fileExists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    public func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+}

@@ -1,0 +1,36 @@
+import TodoModel
+
+struct AddCommand: Command {
+    static let name = "add"
+    static let summary = "add an item"
+    static let usage = "add TEXT [--id ID] [--set FIELD=JSON]... [--table NAME] [--json]"
+    static let discussion = """
+        Adds an item with the given text (and "complete": false), queues an insert, and prints its id.
+        Without --id the id is a new lower-case UUID. FIELD=JSON sets any other field, e.g.
+        --set priority=3 or --set 'note="call Bob"'.
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec("--id", .value("ID"), "the item's id (default: a new UUID)"),
+        OptionSpec("--set", .repeated("FIELD=JSON"), "set a field to a JSON string, number or boolean"),
+        .table, .json,
+    ]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let text = try positionals(args, min: 1, max: 1, names: "TEXT (the item's text)")[0]
+        let id = args.value("--id") ?? ctx.ids.next()
+        if let problem = ItemID.problem(id) { throw CLIError(.failure, "invalid id: \(problem)", hint: "choose another id") }
+        var fields: [String: JSONValue] = ["text": .string(text), "complete": false]
+        var assignments: [(String, JSONValue)] = []
+        for a in args.all("--set") { assignments.append(try FieldAssignment.parse(a)) }
+        FieldAssignment.apply(assignments, to: &fields)
+
+        let edit = try LocalEdit.begin(ctx, args, command: name, idArgument: nil, newID: id)
+        let plan = try edit.commit(.insert(Item(id: id, fields: fields)), ctx)
+        if args.has("--json") {
+            ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: id).canonicalBytes())
+        } else {
+            ctx.console.out(id)
+        }
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,96 @@
+import TodoModel
+import TodoStore
+
+struct DiffCommand: Command {
+    static let name = "diff"
+    static let summary = "show local changes against the last server copy"
+    static let usage = "diff [ID] [--table NAME] [--json]"
+    static let discussion = """
+        Field by field, each pending change against its base (the server copy it started from). For an
+        item with an open conflict, shows the base, client and server copies side by side.
+        """
+    static let options: [OptionSpec] = [.table, .json]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let idArg = try positionals(args, min: 0, max: 1, names: "ID").first
+        let store = try StoreAccess.open(ctx, writable: false, command: name)
+        let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, store, create: false) : nil
+        let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: store) }
+        let entries: [DiffEntry]
+        do {
+            entries = try store.consistentRead { s throws(StoreError) in try DiffEntry.load(s, table: onlyTable, id: id) }
+        } catch { throw .store(error) }
+        if let idArg, entries.isEmpty, !args.has("--json") {
+            ctx.console.out("\(ShortID.of(id ?? idArg)): no local changes")
+            return ExitCode.ok
+        }
+        if args.has("--json") {
+            ctx.console.outRaw(JSONValue.array(entries.map(\.json)).canonicalBytes())
+        } else {
+            for (i, entry) in entries.enumerated() {
+                if i > 0 { ctx.console.out("") }
+                for line in DiffRenderer.render(entry) { ctx.console.out(line) }
+            }
+        }
+        return ExitCode.ok
+    }
+}
+
+/// One item's local change (or conflict), ready to render.
+struct DiffEntry {
+    var table: String
+    var id: String
+    var operations: [PendingOperation]
+    /// The local item now; nil when deleted locally.
+    var local: Item?
+    var conflict: Conflict?
+
+    /// The first operation's base: the server copy all local changes started from.
+    var base: Item? { conflict?.base ?? operations.first?.base }
+
+    static func load(_ store: Store, table: String?, id: String?) throws(StoreError) -> [DiffEntry] {
+        var keys: [(String, String)] = []
+        var seen = Set<String>()
+        if let table, let id {
+            keys = [(table, id)]
+        } else {
+            for op in try store.operations(table: table) where seen.insert("\(op.table)/\(ItemID.key(op.id))").inserted {
+                keys.append((op.table, op.id))
+            }
+            for c in try store.conflicts() where (table == nil || c.table == table) && seen.insert("\(c.table)/\(ItemID.key(c.id))").inserted {
+                keys.append((c.table, c.id))
+            }
+        }
+        var entries: [DiffEntry] = []
+        for (t, i) in keys {
+            let history = try store.history(table: t, id: i)
+            let conflict = try store.conflict(table: t, id: i)
+            if history.operations.isEmpty && conflict == nil { continue }
+            entries.append(DiffEntry(table: t, id: history.operations.first?.id ?? conflict?.id ?? i,
+                                     operations: history.operations, local: history.item, conflict: conflict))
+        }
+        return entries
+    }
+
+    var changes: [(field: String, base: JSONValue, local: JSONValue)] {
+        let b = base?.fields ?? [:], l = local?.fields ?? [:]
+        return Set(b.keys).union(l.keys).sorted().compactMap { f in
+            let bv = b[f] ?? .null, lv = l[f] ?? .null
+            return bv == lv ? nil : (f, bv, lv)
+        }
+    }
+
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "table": .string(table), "id": .string(id),
+            "operations": .array(operations.map(\.reference.json)),
+            "base": base?.json ?? .null, "local": local?.json ?? .null,
+            "changes": .array(changes.map { ["field": .string($0.field), "base": $0.base, "local": $0.local] }),
+        ]
+        if let c = conflict {
+            o["conflict"] = ["kind": .string(c.kindDescription), "fields": .array(c.fields.map { .string($0) }),
+                             "base": c.base?.json ?? .null, "client": c.client?.json ?? .null, "server": c.server?.json ?? .null]
+        }
+        return .object(o)
+    }
+}

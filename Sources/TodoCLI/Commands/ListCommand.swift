@@ -1,0 +1,104 @@
+import TodoModel
+import TodoStore
+
+struct ListCommand: Command {
+    static let name = "list"
+    static let summary = "list items (incomplete ones by default)"
+    static let usage = "list [--all|--done] [--table NAME] [--json]"
+    static let discussion = """
+        Lists the table's items, oldest first: incomplete ones by default, --done for complete ones,
+        --all for every item. A pending local change is shown after the text.
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec("--all", .flag, "every item"),
+        OptionSpec("--done", .flag, "complete items only"),
+        .table, .json,
+    ]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        _ = try positionals(args, min: 0, max: 0, names: "")
+        if args.has("--all") && args.has("--done") { throw .usage("--all and --done exclude each other", command: name) }
+        let store = try StoreAccess.open(ctx, writable: false, command: name)
+        let table = try StoreAccess.table(args, store, create: false)
+        let (items, pending): ([Item], [String: OperationFileName])
+        do {
+            (items, pending) = try store.consistentRead { s throws(StoreError) in
+                var latest: [String: OperationFileName] = [:]
+                for op in try s.operationNames() where op.table == table { latest[op.encodedID] = op }
+                return (try s.items(table: table), latest)
+            }
+        } catch { throw .store(error) }
+        let shown = items.filter { args.has("--all") || (args.has("--done") ? $0.isComplete : !$0.isComplete) }
+        let ordered = order(shown, pending)
+        if args.has("--json") {
+            ctx.console.outRaw(JSONValue.array(ordered.map(\.json)).canonicalBytes())
+            return ExitCode.ok
+        }
+        for item in ordered {
+            let mark = item.isComplete ? "[x]" : "[ ]"
+            var line = "\(pad(ShortID.of(item.id)))  \(mark) \(item.text ?? "")"
+            if let op = pending[IDEncoding.fileName(for: item.id)] { line += "  (pending \(op.kind.rawValue))" }
+            ctx.console.out(line)
+        }
+        return ExitCode.ok
+    }
+
+    /// Oldest first: items the server has by creation time, then local-only ones in queue order.
+    static func order(_ items: [Item], _ pending: [String: OperationFileName]) -> [Item] {
+        items.sorted { a, b in
+            switch (a.system.createdAt, b.system.createdAt) {
+            case let (x?, y?): return x != y ? x < y : a.id.scalarLess(b.id)
+            case (_?, nil): return true
+            case (nil, _?): return false
+            case (nil, nil):
+                let sa = pending[IDEncoding.fileName(for: a.id)]?.sequence ?? Int.max
+                let sb = pending[IDEncoding.fileName(for: b.id)]?.sequence ?? Int.max
+                return sa != sb ? sa < sb : a.id.scalarLess(b.id)
+            }
+        }
+    }
+
+    private static func pad(_ s: String) -> String { s.count >= 8 ? s : s + String(repeating: " ", count: 8 - s.count) }
+}
+
+struct ShowCommand: Command {
+    static let name = "show"
+    static let summary = "show one item"
+    static let usage = "show ID [--table NAME] [--json]"
+    static let discussion = "Shows an item's fields, its server version, its pending operations and any open conflict."
+    static let options: [OptionSpec] = [.table, .json]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
+        let store = try StoreAccess.open(ctx, writable: false, command: name)
+        let table = try StoreAccess.table(args, store, create: false)
+        let id = try StoreAccess.resolveID(idArg, table: table, in: store)
+        let history: ItemHistory
+        let conflict: Conflict?
+        do {
+            (history, conflict) = try store.consistentRead { s throws(StoreError) in
+                (try s.history(table: table, id: id), try s.conflict(table: table, id: id))
+            }
+        } catch { throw .store(error) }
+        guard let item = history.item else {
+            let what = history.operations.last?.kind == .delete ? "it is deleted locally (pending delete)" : "it has no local copy"
+            throw CLIError(.failure, "no such item \(id): \(what)", hint: "see 'todo status' and 'todo diff \(ShortID.of(id))'")
+        }
+        if args.has("--json") {
+            ctx.console.outRaw(item.json.canonicalBytes())
+            return ExitCode.ok
+        }
+        var rows: [(String, String)] = [("id", item.id), ("table", table)]
+        for name in item.fields.keys.sorted() { rows.append((name, item.fields[name]!.compactText)) }
+        rows.append(("version", item.system.version ?? "(never synced)"))
+        if let c = item.system.createdAt { rows.append(("createdAt", c)) }
+        if let u = item.system.updatedAt { rows.append(("updatedAt", u)) }
+        for op in history.operations {
+            rows.append(("pending", "\(op.kind.rawValue) #\(op.sequence)\(op.isSealed ? " (sent, awaiting confirmation)" : "")"))
+        }
+        if let conflict { rows.append(("conflict", conflict.kindDescription)) }
+        let width = rows.map(\.0.count).max() ?? 0
+        for (k, v) in rows { ctx.console.out(k + ":" + String(repeating: " ", count: width - k.count + 2) + v) }
+        return ExitCode.ok
+    }
+}

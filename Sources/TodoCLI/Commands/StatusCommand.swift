@@ -1,0 +1,97 @@
+import TodoModel
+import TodoStore
+
+struct StatusCommand: Command {
+    static let name = "status"
+    static let summary = "show the remote, pending operations, conflicts and last pulls"
+    static let usage = "status [--short] [--table NAME] [--json]"
+    static let discussion = """
+        Like 'git status': what is waiting to be pushed, which conflicts are open, and when each query
+        was last pulled. Reads operation file names only, so it costs the same at any number of items.
+        Exits 0 even when conflicts are open.
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec("--short", .flag, "one line per pending operation and conflict"),
+        OptionSpec("--table", .value("NAME"), "only this table"),
+        .json,
+    ]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        _ = try positionals(args, min: 0, max: 0, names: "")
+        let store = try StoreAccess.open(ctx, writable: false, command: name)
+        let onlyTable = args.value("--table") == nil ? nil : try StoreAccess.table(args, store, create: false)
+        let wantJSON = args.has("--json")
+        let report: StatusReport
+        do {
+            report = try store.consistentRead { s throws(StoreError) in
+                try StatusReport.load(s, table: onlyTable, withOperations: wantJSON)
+            }
+        } catch { throw .store(error) }
+        if wantJSON {
+            ctx.console.outRaw(report.json.canonicalBytes())
+        } else if args.has("--short") {
+            for line in StatusRenderer.short(report) { ctx.console.out(line) }
+        } else {
+            for line in StatusRenderer.long(report) { ctx.console.out(line) }
+        }
+        return ExitCode.ok
+    }
+}
+
+/// What `todo status` shows, read in one consistent view.
+struct StatusReport {
+    var config: ReplicaConfig
+    var pending: [OperationFileName]
+    /// Full operations, only read for `--json` (which needs the ids' spelling).
+    var operations: [PendingOperation]?
+    var conflicts: [Conflict]
+    var tables: [TableConfig]
+
+    static func load(_ store: Store, table: String?, withOperations: Bool) throws(StoreError) -> StatusReport {
+        let names = try store.operationNames().filter { table == nil || $0.table == table }
+        var ops: [PendingOperation]? = nil
+        if withOperations {
+            var loaded: [PendingOperation] = []
+            for name in names { if let op = try store.operation(name) { loaded.append(op) } }
+            ops = loaded
+        }
+        var tables: [TableConfig] = []
+        for t in try store.tables() where table == nil || t == table {
+            if let config = try store.tableConfig(t) { tables.append(config) }
+        }
+        return StatusReport(config: try store.config(), pending: names, operations: ops,
+                            conflicts: try store.conflicts().filter { table == nil || $0.table == table }, tables: tables)
+    }
+
+    /// Operations that a push would skip: their item has an open conflict.
+    var held: Set<Int> {
+        let blocked = Set(conflicts.map { "\($0.table)/\(IDEncoding.fileName(for: $0.id))" })
+        return Set(pending.filter { blocked.contains("\($0.table)/\($0.encodedID)") }.map(\.sequence))
+    }
+
+    var json: JSONValue {
+        let held = self.held
+        let remote: JSONValue = config.remote.map {
+            ["url": .string($0), "protocol": .string(config.protocolGeneration.rawValue)]
+        } ?? .null
+        let pendingJSON: [JSONValue] = (operations ?? []).map { op in
+            ["sequence": .number(Double(op.sequence)), "table": .string(op.table), "id": .string(op.id),
+             "kind": .string(op.kind.rawValue), "attempted": .bool(op.attempted), "held": .bool(held.contains(op.sequence))]
+        }
+        let conflictsJSON: [JSONValue] = conflicts.map { c in
+            ["table": .string(c.table), "id": .string(c.id), "kind": .string(c.kindDescription),
+             "reason": .string(c.reason.rawValue), "status": c.status.map { .number(Double($0)) } ?? .null,
+             "detectedBy": .string(c.detectedBy.rawValue), "fields": .array(c.fields.map { .string($0) })]
+        }
+        let tablesJSON: [JSONValue] = tables.map { t in
+            let queries: [JSONValue] = t.queries.keys.sorted().map { id in
+                let q = t.queries[id]!
+                return ["id": .string(id), "filter": q.filter.map { .string($0) } ?? .null,
+                        "lastPullAt": q.lastPullAt.map { .string($0) } ?? .null,
+                        "token": q.token.map { ["updatedAt": .string($0.updatedAt), "id": $0.id.map { .string($0) } ?? .null] } ?? .null]
+            }
+            return ["name": .string(t.name), "cursorMode": .string(t.cursorMode.rawValue), "queries": .array(queries)]
+        }
+        return ["remote": remote, "pending": .array(pendingJSON), "conflicts": .array(conflictsJSON), "tables": .array(tablesJSON)]
+    }
+}

@@ -1,0 +1,67 @@
+import TodoModel
+import TodoStore
+
+/// Human forms of `todo status`. Not a stable contract (use `--json` in scripts).
+enum StatusRenderer {
+    static func long(_ r: StatusReport) -> [String] {
+        var lines: [String] = []
+        if let remote = r.config.remote {
+            lines.append("Remote: \(remote) (\(r.config.protocolGeneration.rawValue))")
+        } else {
+            lines.append("Remote: none")
+            lines.append("  (use \"todo init --remote URL\" in a new replica, or set \"remote\" in .todo/config.json)")
+        }
+        let held = r.held
+        if r.pending.isEmpty {
+            lines.append("")
+            lines.append("Nothing to push.")
+        } else {
+            lines.append("")
+            lines.append("Pending operations: \(r.pending.count)\(held.isEmpty ? "" : " (\(held.count) held behind conflicts)")")
+            lines.append("  (use \"todo push\" to send them, \"todo log\" to list them, \"todo diff\" to see the changes)")
+            var byTable: [String: [PendingOperation.Kind: Int]] = [:]
+            for op in r.pending { byTable[op.table, default: [:]][op.kind, default: 0] += 1 }
+            for table in byTable.keys.sorted() {
+                let counts = PendingOperation.Kind.allCases.compactMap { kind -> String? in
+                    guard let n = byTable[table]?[kind] else { return nil }
+                    return "\(n) \(kind.rawValue)"
+                }
+                lines.append("  \(table): \(counts.joined(separator: ", "))")
+            }
+        }
+        if !r.conflicts.isEmpty {
+            lines.append("")
+            lines.append("Open conflicts: \(r.conflicts.count)")
+            lines.append("  (use \"todo diff <id>\" to compare the copies)")
+            lines.append("  (use \"todo resolve <id> --use-client|--use-server|--merge\" to settle them)")
+            for c in r.conflicts {
+                lines.append("  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)\(c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", "))")
+            }
+        }
+        let queries = r.tables.flatMap { t in t.queries.keys.sorted().map { (t.name, $0, t.queries[$0]!) } }
+        lines.append("")
+        if queries.isEmpty {
+            lines.append("Never pulled.")
+        } else {
+            lines.append("Last pull:")
+            for (table, id, q) in queries {
+                lines.append("  \(table)/\(id)  \(q.lastPullAt ?? "never")\(q.filter.map { "  filter: \($0)" } ?? "")")
+            }
+        }
+        return lines
+    }
+
+    /// One line per operation and conflict: `I|U|D|C  table  short-id`, like `git status -s`.
+    static func short(_ r: StatusReport) -> [String] {
+        var lines: [String] = []
+        if let remote = r.config.remote { lines.append("## \(remote) (\(r.config.protocolGeneration.rawValue))") }
+        let held = r.held
+        for op in r.pending {
+            let letter = op.kind == .insert ? "I" : op.kind == .update ? "U" : "D"
+            let id = IDEncoding.decode(op.encodedID) ?? op.encodedID
+            lines.append("\(letter)\(held.contains(op.sequence) ? "!" : " ") \(op.table)  \(ShortID.of(id))  #\(op.sequence)")
+        }
+        for c in r.conflicts { lines.append("C  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)") }
+        return lines
+    }
+}

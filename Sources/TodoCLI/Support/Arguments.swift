@@ -1,0 +1,87 @@
+/// One option a command accepts.
+public struct OptionSpec: Sendable {
+    public enum Kind: Sendable, Equatable {
+        case flag
+        case value(String)
+        /// May be given several times; values are kept in order.
+        case repeated(String)
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var help: String
+
+    public init(_ name: String, _ kind: Kind = .flag, _ help: String) {
+        self.name = name
+        self.kind = kind
+        self.help = help
+    }
+
+    static let table = OptionSpec("--table", .value("NAME"), "the table (default: the replica's default, 'todoitem')")
+    static let json = OptionSpec("--json", .flag, "print JSON (a stable contract, see README)")
+}
+
+/// Parsed command-line arguments: flags, option values, positionals.
+public struct ParsedArguments: Sendable {
+    public var flags: Set<String> = []
+    public var values: [String: [String]] = [:]
+    public var positionals: [String] = []
+
+    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+/// A small parser in the shape of git's and swift-argument-parser's: `--name value`,
+/// `--name=value`, `--` ends options, unknown options are usage errors naming the command.
+enum ArgumentParser {
+    static func parse(_ args: [String], options: [OptionSpec], command: String) throws(CLIError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        var onlyPositionals = false
+        while index < args.count {
+            let arg = args[index]
+            index += 1
+            if onlyPositionals || !arg.hasPrefix("--") || arg == "-" {
+                if !onlyPositionals && arg.hasPrefix("-") && arg.count > 1 && arg != "-" && !isNumber(arg) {
+                    throw .usage("unknown option '\(arg)' for 'todo \(command)'", command: command)
+                }
+                parsed.positionals.append(arg)
+                continue
+            }
+            if arg == "--" { onlyPositionals = true; continue }
+            var name = arg
+            var inline: String? = nil
+            if let eq = arg.firstIndex(of: "=") {
+                name = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                throw .usage("unknown option '\(name)' for 'todo \(command)'", command: command)
+            }
+            switch spec.kind {
+            case .flag:
+                if inline != nil { throw .usage("option '\(name)' takes no value", command: command) }
+                parsed.flags.insert(name)
+            case .value(let placeholder), .repeated(let placeholder):
+                let value: String
+                if let inline {
+                    value = inline
+                } else {
+                    guard index < args.count else {
+                        throw .usage("option '\(name)' needs a value (\(name) \(placeholder))", command: command)
+                    }
+                    value = args[index]
+                    index += 1
+                }
+                if case .value = spec.kind, parsed.values[name] != nil {
+                    throw .usage("option '\(name)' was given more than once", command: command)
+                }
+                parsed.values[name, default: []].append(value)
+            }
+        }
+        return parsed
+    }
+
+    private static func isNumber(_ s: String) -> Bool { Double(s) != nil }
+}

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoBasics
+
+/// Everything a command may touch, passed in explicitly: files, clock, ids, environment, console.
+/// Only `live` reads the process environment; tests build their own.
+public struct CommandContext: Sendable {
+    public var fs: any FileSystem
+    public var clock: Clock
+    public var ids: IDGenerator
+    public var environment: [String: String]
+    public var workingDirectory: String
+    public var console: Console
+
+    public init(fs: any FileSystem, clock: Clock, ids: IDGenerator, environment: [String: String],
+                workingDirectory: String, console: Console) {
+        self.fs = fs
+        self.clock = clock
+        self.ids = ids
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.console = console
+    }
+
+    /// The real process: its environment, working directory, clock and console. `TODO_TEST_NOW`
+    /// (milliseconds since 1970) and `TODO_TEST_ID_SEED` make the built binary deterministic for tests.
+    public static func live() -> CommandContext {
+        var environment: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "=") { environment[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+            p += 1
+        }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let cwd = getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : "."
+        let clock = environment["TODO_TEST_NOW"].flatMap(Int64.init).map(Clock.fixed) ?? .live
+        let ids = environment["TODO_TEST_ID_SEED"].flatMap(UInt64.init).map(IDGenerator.seeded) ?? .live
+        return CommandContext(fs: LocalFileSystem(), clock: clock, ids: ids, environment: environment,
+                              workingDirectory: cwd, console: .standard())
+    }
+}

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Where a command's output goes. Data goes to `out`, messages to `err`. Live output is buffered
+/// and flushed once at the end, so a command costs one write(2) per stream.
+public final class Console: Sendable {
+    private let outBuffer = Mutex<[UInt8]>([])
+    private let errBuffer = Mutex<[UInt8]>([])
+    private let live: Bool
+    /// stderr is a terminal: progress and colour may be shown.
+    public let errIsTerminal: Bool
+
+    private init(live: Bool, errIsTerminal: Bool) {
+        self.live = live
+        self.errIsTerminal = errIsTerminal
+    }
+
+    public static func standard() -> Console { Console(live: true, errIsTerminal: isatty(2) == 1) }
+    public static func capturing() -> Console { Console(live: false, errIsTerminal: false) }
+
+    public func out(_ line: String) { outBuffer.withLock { $0.append(contentsOf: line.utf8); $0.append(10) } }
+    public func err(_ line: String) { errBuffer.withLock { $0.append(contentsOf: line.utf8); $0.append(10) } }
+    public func outRaw(_ bytes: [UInt8]) { outBuffer.withLock { $0.append(contentsOf: bytes) } }
+
+    /// Writes buffered output (live console only).
+    public func flush() {
+        guard live else { return }
+        let out = outBuffer.withLock { b -> [UInt8] in defer { b.removeAll() }; return b }
+        let err = errBuffer.withLock { b -> [UInt8] in defer { b.removeAll() }; return b }
+        for (fd, bytes) in [(Int32(1), out), (Int32(2), err)] {
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0 { if errno == EINTR { continue }; break }
+                offset += n
+            }
+        }
+    }
+
+    /// Captured text (capturing console only).
+    public var capturedOut: String { outBuffer.withLock { String(decoding: $0, as: UTF8.self) } }
+    public var capturedErr: String { errBuffer.withLock { String(decoding: $0, as: UTF8.self) } }
+}

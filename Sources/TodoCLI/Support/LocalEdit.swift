@@ -1,0 +1,136 @@
+import TodoBasics
+import TodoModel
+import TodoStore
+
+/// The flow every local change shares (add, edit, done, undone, rm): lock, find the item and its
+/// operations, apply the collapse rules, commit once, report.
+struct LocalEdit {
+    let store: Store
+    let table: String
+    let id: String
+    let history: ItemHistory
+
+    /// Opens the store for writing and loads what the rules need. `id` nil means a new item
+    /// (`add`), whose id is resolved by the caller.
+    static func begin(_ ctx: CommandContext, _ args: ParsedArguments, command: String, idArgument: String?,
+                      newID: String? = nil) throws(CLIError) -> LocalEdit {
+        let store = try StoreAccess.open(ctx, writable: true, command: command)
+        let table = try StoreAccess.table(args, store, create: idArgument == nil)
+        let id: String
+        if let idArgument {
+            id = try StoreAccess.resolveID(idArgument, table: table, in: store)
+        } else {
+            id = newID!
+        }
+        do {
+            return LocalEdit(store: store, table: table, id: id, history: try store.history(table: table, id: id))
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Applies the rules and commits. Refusals change nothing and exit 1.
+    func commit(_ change: LocalChange, _ ctx: CommandContext) throws(CLIError) -> ChangePlan {
+        var tx: StoreTransaction
+        do { tx = try store.transaction() } catch { throw .store(error) }
+        let plan: ChangePlan
+        do {
+            plan = try OperationLog.record(change, on: history, nextSequence: tx.state.nextSequence, now: ctx.clock.nowText())
+        } catch {
+            let hint: String
+            switch error {
+            case .conflictOpen: hint = "see the copies with 'todo diff \(ShortID.of(id))'"
+            case .queuedForDeletion: hint = "run 'todo push', then add it again"
+            case .alreadyExists, .alreadyQueuedForInsertion: hint = "change it with 'todo edit \(ShortID.of(id))'"
+            case .noSuchItem: hint = "list the items with 'todo list --all'"
+            }
+            throw CLIError(.failure, error.message, hint: hint)
+        }
+        if plan.outcome == .unchanged { return plan }
+        if (try? store.resolveTable(table)) == nil {
+            tx.putTableConfig(TableConfig(name: table))
+        }
+        tx.apply(plan, table: table, id: id)
+        try StoreAccess.commit(tx, store)
+        return plan
+    }
+
+    /// The line a change prints, e.g. "updated 3f9c2b1e (update #42 queued)".
+    static func describe(_ plan: ChangePlan, verb: String, id: String) -> String {
+        let short = ShortID.of(id)
+        switch plan.outcome {
+        case .unchanged:
+            return "\(short) unchanged; nothing to do"
+        case .queued(let kind, let sequence):
+            return "\(verb) \(short) (\(kind.rawValue) #\(sequence) queued)"
+        case .collapsed(let rule, let sequence):
+            switch rule {
+            case "insert+delete": return "\(verb) \(short) (its pending insert was never sent, so both are dropped)"
+            case "update+delete": return "\(verb) \(short) (pending update #\(sequence ?? 0) became a delete)"
+            default:
+                if let sequence { return "\(verb) \(short) (folded into pending \(rule.split(separator: "+")[0]) #\(sequence))" }
+                return "\(verb) \(short) (back to its last synced copy; nothing left to push)"
+            }
+        }
+    }
+
+    /// `--json` output of a change: a stable object (README).
+    static func json(_ plan: ChangePlan, table: String, id: String) -> JSONValue {
+        let outcome: String
+        var operation: JSONValue = .null
+        switch plan.outcome {
+        case .unchanged:
+            outcome = "unchanged"
+        case .queued(let kind, let sequence):
+            outcome = "queued"
+            operation = OperationReference(kind: kind, sequence: sequence).json
+        case .collapsed(let rule, let sequence):
+            outcome = "collapsed " + rule
+            if let op = plan.writes.first(where: { $0.sequence == sequence }) { operation = op.reference.json }
+        }
+        return ["table": .string(table), "id": .string(id), "outcome": .string(outcome), "operation": operation,
+                "item": plan.item?.json ?? .null]
+    }
+}
+
+/// `FIELD=JSON` assignments and the checks every local change applies to fields (sync.md §10.3).
+enum FieldAssignment {
+    static func parse(_ text: String) throws(CLIError) -> (String, JSONValue) {
+        guard let eq = text.firstIndex(of: "=") else {
+            throw CLIError(.usage, "'\(text)' is not FIELD=JSON", hint: "for example: --set priority=3 or --set 'note=\"call Bob\"'")
+        }
+        let name = String(text[..<eq])
+        let raw = String(text[text.index(after: eq)...])
+        if let problem = FieldName.problem(name) { throw CLIError(.failure, problem, hint: "choose another field name") }
+        let value: JSONValue
+        do { value = try JSONValue.parse(raw) } catch {
+            throw CLIError(.failure, "the value of '\(name)' is not JSON: \(raw)",
+                           hint: "quote strings as JSON: --set '\(name)=\"\(raw)\"'")
+        }
+        try check(name, value)
+        return (name, value)
+    }
+
+    /// Values are strings, numbers, booleans or null; the todo fields keep their types.
+    static func check(_ name: String, _ value: JSONValue) throws(CLIError) {
+        switch value {
+        case .array, .object:
+            throw CLIError(.failure, "the value of '\(name)' is \(value.typeName); values are strings, numbers, booleans or null",
+                           hint: "store structured data as a JSON string")
+        default: break
+        }
+        if name == "text", !value.isNull, value.stringValue == nil {
+            throw CLIError(.failure, "'text' must be a string, not \(value.typeName)", hint: "use --text or --set 'text=\"...\"'")
+        }
+        if name == "complete", !value.isNull, value.boolValue == nil {
+            throw CLIError(.failure, "'complete' must be true or false, not \(value.typeName)", hint: "use --complete or --incomplete")
+        }
+    }
+
+    /// Applies assignments in order; `null` removes a field (the replica never stores null).
+    static func apply(_ assignments: [(String, JSONValue)], to fields: inout [String: JSONValue]) {
+        for (name, value) in assignments {
+            if value.isNull { fields[name] = nil } else { fields[name] = value }
+        }
+    }
+}

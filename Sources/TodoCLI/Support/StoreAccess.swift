@@ -1,0 +1,67 @@
+import TodoBasics
+import TodoModel
+import TodoStore
+
+/// Opening the replica and naming things in it, shared by every command that needs a store.
+enum StoreAccess {
+    static func open(_ ctx: CommandContext, writable: Bool, command: String) throws(CLIError) -> Store {
+        do {
+            let root = try Store.discover(from: ctx.workingDirectory, override: ctx.environment["TODO_DIR"], fs: ctx.fs)
+            return try Store.open(at: root, fs: ctx.fs, writable: writable, command: "todo \(command)")
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The stored spelling of the table named by `--table` (or the default), ignoring case.
+    /// `create` allows a table the replica does not have yet (its first `add`).
+    static func table(_ args: ParsedArguments, _ store: Store, create: Bool) throws(CLIError) -> String {
+        let config: ReplicaConfig
+        do { config = try store.config() } catch { throw .store(error) }
+        let requested = args.value("--table") ?? config.defaultTable
+        if let problem = TableName.problem(requested) { throw CLIError(.usage, problem, hint: "see 'todo --help'") }
+        let existing: String?
+        do { existing = try store.resolveTable(requested) } catch { throw .store(error) }
+        if let existing { return existing }
+        if create { return requested }
+        let tables = (try? store.tables()) ?? []
+        throw CLIError(.failure, "no table '\(requested)' in this replica",
+                       hint: "tables here: \(tables.isEmpty ? "none" : tables.joined(separator: ", ")); 'todo add --table \(requested)' creates it")
+    }
+
+    /// Finds the item an argument names: its exact id (ignoring case), else a unique id prefix,
+    /// like git's short hashes. Returns the stored spelling. An id with pending operations but
+    /// no local item (deleted here) is returned as given, so the collapse rules can answer.
+    static func resolveID(_ arg: String, table: String, in store: Store) throws(CLIError) -> String {
+        do {
+            if let item = try store.item(table: table, id: arg) { return item.id }
+            if let op = try store.operations(table: table, id: arg).last { return op.id }
+            if store.hasConflict(table: table, id: arg) { return arg }
+            let matches = try store.items(table: table, idPrefix: arg)
+            if matches.count == 1 { return matches[0].id }
+            if matches.isEmpty {
+                throw CLIError(.failure, "no such item \(arg)", hint: "list the items with 'todo list --all'")
+            }
+            let shown = matches.map(\.id).sorted().prefix(10).joined(separator: ", ")
+            throw CLIError(.failure, "id prefix '\(arg)' is ambiguous: it matches \(matches.count) items (\(shown))",
+                           hint: "give more characters of the id")
+        } catch let e as StoreError {
+            throw .store(e)
+        } catch let e as CLIError {
+            throw e
+        } catch {
+            throw CLIError(.internal, "\(error)")
+        }
+    }
+
+    static func commit(_ tx: StoreTransaction, _ store: Store) throws(CLIError) {
+        do { try store.commit(tx) } catch { throw .store(error) }
+    }
+}
+
+/// How ids are shown to people: the first 8 characters, like git's short hashes.
+enum ShortID {
+    static func of(_ id: String) -> String {
+        id.count <= 8 ? id : String(id.prefix(8))
+    }
+}

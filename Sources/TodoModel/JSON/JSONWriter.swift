@@ -1,0 +1,94 @@
+/// The one JSON writer of the project.
+///
+/// Keys are sorted by their UTF-8 bytes and numbers follow protocol §4.7.3, so the same data always
+/// gives the same bytes: rewriting an unchanged record is a no-op for `git diff`.
+extension JSONValue {
+    /// Pretty form for files: two-space indent, `"key": value`, final newline.
+    public func canonicalBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        JSONWriter.write(self, into: &out, indent: 0, pretty: true)
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
+    /// Compact form for wire bodies and one-line output.
+    public func compactBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.write(self, into: &out, indent: 0, pretty: false)
+        return out
+    }
+
+    public var compactText: String { String(decoding: compactBytes(), as: UTF8.self) }
+    public var canonicalText: String { String(decoding: canonicalBytes(), as: UTF8.self) }
+}
+
+enum JSONWriter {
+    static func write(_ value: JSONValue, into out: inout [UInt8], indent: Int, pretty: Bool) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let d): out.append(contentsOf: formatNumber(d).utf8)
+        case .string(let s): writeString(s, into: &out)
+        case .array(let elements):
+            if elements.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(&out, indent + 1, pretty)
+                write(element, into: &out, indent: indent + 1, pretty: pretty)
+            }
+            newline(&out, indent, pretty)
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
+            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (i, key) in keys.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(&out, indent + 1, pretty)
+                writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(UInt8(ascii: " ")) }
+                write(members[key]!, into: &out, indent: indent + 1, pretty: pretty)
+            }
+            newline(&out, indent, pretty)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func newline(_ out: inout [UInt8], _ indent: Int, _ pretty: Bool) {
+        guard pretty else { return }
+        out.append(UInt8(ascii: "\n"))
+        for _ in 0..<(indent * 2) { out.append(UInt8(ascii: " ")) }
+    }
+
+    /// Integral values within ±2^53 print without a fraction; others use the shortest text that
+    /// reads back to the same double (Swift's `description` is shortest-round-trip).
+    static func formatNumber(_ d: Double) -> String {
+        if d.rounded() == d, abs(d) <= 9_007_199_254_740_992 {
+            return String(Int64(d))
+        }
+        return d.description
+    }
+
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,72 @@
+/// The replica's configuration (`config.json`): its remote and defaults.
+public struct ReplicaConfig: Sendable, Equatable {
+    /// The protocol generation spoken to the remote (protocol §2).
+    public enum ProtocolGeneration: String, Sendable, CaseIterable {
+        case mobileApps = "mobile-apps"
+        case mobileServices = "mobile-services"
+    }
+
+    public var remote: String?
+    public var protocolGeneration: ProtocolGeneration
+    /// The app key sent as X-ZUMO-APPLICATION; nil means none, or `TODO_APP_KEY` from the environment.
+    public var appKey: String?
+    public var defaultTable: String
+    /// Sent as X-ZUMO-INSTALLATION-ID; made once at `todo init`.
+    public var installationId: String
+    public var pageSize: Int
+
+    public init(remote: String? = nil, protocolGeneration: ProtocolGeneration = .mobileApps, appKey: String? = nil,
+                defaultTable: String = TableName.defaultTable, installationId: String, pageSize: Int = 50) {
+        self.remote = remote
+        self.protocolGeneration = protocolGeneration
+        self.appKey = appKey
+        self.defaultTable = defaultTable
+        self.installationId = installationId
+        self.pageSize = pageSize
+    }
+
+    public var json: JSONValue {
+        ["format": 1, "remote": remote.map { .string($0) } ?? .null, "protocol": .string(protocolGeneration.rawValue),
+         "appKey": appKey.map { .string($0) } ?? .null, "defaultTable": .string(defaultTable),
+         "installationId": .string(installationId), "pageSize": .number(Double(pageSize))]
+    }
+
+    public init(json: JSONValue) throws(RecordError) {
+        let r = try RecordReader(json)
+        try r.checkFormat()
+        let pageSize = try r.int("pageSize")
+        guard (1...1000).contains(pageSize) else { throw RecordError("\"pageSize\" is \(pageSize); it must be 1 to 1000") }
+        let table = try r.string("defaultTable")
+        if let problem = TableName.problem(table) { throw RecordError("\"defaultTable\": \(problem)") }
+        self.init(remote: try r.optionalString("remote"),
+                  protocolGeneration: try r.oneOf("protocol", ProtocolGeneration.self, expected: "mobile-apps or mobile-services"),
+                  appKey: try r.optionalString("appKey"), defaultTable: table,
+                  installationId: try r.string("installationId"), pageSize: pageSize)
+    }
+}
+
+/// Counters that are never reused (`state.json`), and the store's generation, which every commit
+/// bumps so lock-free readers can tell that a writer changed the store under them.
+public struct ReplicaState: Sendable, Equatable {
+    public var generation: Int
+    public var nextSequence: Int
+    public var nextReceipt: Int
+
+    public init(generation: Int = 0, nextSequence: Int = 1, nextReceipt: Int = 1) {
+        self.generation = generation
+        self.nextSequence = nextSequence
+        self.nextReceipt = nextReceipt
+    }
+
+    public var json: JSONValue {
+        ["format": 1, "generation": .number(Double(generation)), "nextSequence": .number(Double(nextSequence)),
+         "nextReceipt": .number(Double(nextReceipt))]
+    }
+
+    public init(json: JSONValue) throws(RecordError) {
+        let r = try RecordReader(json)
+        try r.checkFormat()
+        self.init(generation: try r.int("generation"), nextSequence: try r.int("nextSequence"),
+                  nextReceipt: try r.int("nextReceipt"))
+    }
+}

@@ -1,0 +1,76 @@
+/// User field names (sync.md §10.3.2): `[A-Za-z_][A-Za-z0-9_]*`, at most 128 characters, and none
+/// of the reserved system names in any of their spellings.
+public enum FieldName {
+    public static let maximumLength = 128
+
+    /// Why a name cannot be a user field, or nil when it can.
+    public static func problem(_ name: String) -> String? {
+        guard isIdentifier(name, maximumLength: maximumLength) else {
+            return "\"\(name)\" is not a valid field name; use letters, digits and '_', starting with a letter or '_' (at most 128)"
+        }
+        let lower = name.lowercased()
+        if name.hasPrefix("__") { return "\"\(name)\" is reserved: names starting with '__' are system properties" }
+        if lower.hasPrefix("ms_") { return "\"\(name)\" is reserved: names starting with 'ms_' are system properties" }
+        if ["createdat", "updatedat", "version", "deleted"].contains(lower) {
+            return "\"\(name)\" is reserved: it is a system property"
+        }
+        if lower == "id" { return "\"\(name)\" is reserved: the identity is 'id' and cannot be set as a field" }
+        return nil
+    }
+
+    static func isIdentifier(_ name: String, maximumLength: Int) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
+        for (i, b) in bytes.enumerated() {
+            let letter = (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95
+            let digit = b >= 48 && b <= 57
+            if !(letter || (i > 0 && digit)) { return false }
+        }
+        return true
+    }
+}
+
+/// Table names (protocol §3.1.2): 1 to 128 characters of `[A-Za-z_][A-Za-z0-9_]*`, matched ignoring case.
+public enum TableName {
+    public static let defaultTable = "todoitem"
+
+    public static func problem(_ name: String) -> String? {
+        FieldName.isIdentifier(name, maximumLength: 128)
+            ? nil
+            : "'\(name)' is not a valid table name; use 1 to 128 letters, digits and '_', starting with a letter or '_'"
+    }
+
+    public static func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+}
+
+/// Item ids (protocol §4.2): 1 to 255 UTF-16 code units; not whitespace only; no control
+/// characters; none of `"` `+` `?` `\` `/` `` ` ``; not `.` or `..`.
+public enum ItemID {
+    public static func problem(_ id: String) -> String? {
+        let units = id.utf16.count
+        if units == 0 { return "an id cannot be empty" }
+        if units > 255 { return "id is \(units) UTF-16 code units long; at most 255 are allowed" }
+        if id == "." || id == ".." { return "'\(id)' cannot be an id" }
+        if id.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) { return "an id cannot be whitespace only" }
+        for scalar in id.unicodeScalars {
+            let v = scalar.value
+            if v <= 0x1F || (0x7F...0x9F).contains(v) {
+                return "id contains the control character U+\(hex4(v)); ids cannot contain control characters"
+            }
+            if "\"+?\\/`".unicodeScalars.contains(scalar) {
+                return "id contains '\(scalar)'; ids cannot contain \" + ? \\ / or `"
+            }
+        }
+        return nil
+    }
+
+    /// The form under which the protocol compares ids: the Unicode default lower-case mapping.
+    public static func key(_ id: String) -> String { id.lowercased() }
+
+    public static func same(_ a: String, _ b: String) -> Bool { key(a) == key(b) }
+
+    private static func hex4(_ v: UInt32) -> String {
+        let s = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
+}

@@ -1,0 +1,161 @@
+import TodoBasics
+import TodoModel
+
+/// Typed reads of the store's records.
+extension Store {
+    public func config() throws(StoreError) -> ReplicaConfig {
+        guard let c = try decode(StoreLayout.configFile, ReplicaConfig.init(json:)) else {
+            throw .corrupt(path: displayPath(StoreLayout.configFile), reason: "missing")
+        }
+        return c
+    }
+
+    public func state() throws(StoreError) -> ReplicaState {
+        guard let s = try decode(StoreLayout.stateFile, ReplicaState.init(json:)) else {
+            throw .corrupt(path: displayPath(StoreLayout.stateFile), reason: "missing")
+        }
+        return s
+    }
+
+    /// Table names as stored (their first spelling).
+    public func tables() throws(StoreError) -> [String] {
+        try list(StoreLayout.tablesDirectory).sorted()
+    }
+
+    /// The stored spelling of a table, matched ignoring case; nil when the replica lacks it.
+    public func resolveTable(_ name: String) throws(StoreError) -> String? {
+        try tables().first { TableName.same($0, name) }
+    }
+
+    public func tableConfig(_ table: String) throws(StoreError) -> TableConfig? {
+        try decode(layout.tableConfig(table), TableConfig.init(json:))
+    }
+
+    // MARK: Items
+
+    public func item(table: String, id: String) throws(StoreError) -> Item? {
+        let path = layout.item(table, id)
+        guard let item = try decode(path, Item.init(json:)) else { return nil }
+        guard ItemID.same(item.id, id) else { return nil }  // a hashed name shared by another id
+        return item
+    }
+
+    /// Every item of a table (reads the whole items folder).
+    public func items(table: String) throws(StoreError) -> [Item] {
+        let dir = layout.itemsDirectory(table)
+        var items: [Item] = []
+        for name in try list(dir) where name.hasSuffix(".json") {
+            if let item = try decode(dir + "/" + name, Item.init(json:)) { items.append(item) }
+        }
+        return items
+    }
+
+    /// Items whose id starts with `prefix`, ignoring case (for short ids, like git's).
+    public func items(table: String, idPrefix prefix: String) throws(StoreError) -> [Item] {
+        let dir = layout.itemsDirectory(table)
+        let pattern = IDEncoding.prefixPattern(prefix)
+        let key = ItemID.key(prefix)
+        var found: [Item] = []
+        for name in try list(dir) where name.hasSuffix(".json") {
+            if IDEncoding.isHashed(name) || name.hasPrefix(pattern) {
+                if let item = try decode(dir + "/" + name, Item.init(json:)), ItemID.key(item.id).hasPrefix(key) {
+                    found.append(item)
+                }
+            }
+        }
+        return found
+    }
+
+    // MARK: Operations
+
+    /// The queue as file names, in order, without opening any file.
+    public func operationNames() throws(StoreError) -> [OperationFileName] {
+        var names: [OperationFileName] = []
+        for name in try list(StoreLayout.operationsDirectory) {
+            guard let parsed = OperationFileName(parsing: name) else {
+                throw .corrupt(path: displayPath(StoreLayout.operationsDirectory + "/" + name),
+                               reason: "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json")
+            }
+            names.append(parsed)
+        }
+        return names.sorted { $0.sequence < $1.sequence }
+    }
+
+    public func operation(_ name: OperationFileName) throws(StoreError) -> PendingOperation? {
+        let path = StoreLayout.operationsDirectory + "/" + name.name
+        guard let op = try decode(path, PendingOperation.init(json:)) else { return nil }
+        guard op.sequence == name.sequence, op.kind == name.kind, op.table == name.table,
+              IDEncoding.fileName(for: op.id) == name.encodedID
+        else {
+            throw .corrupt(path: displayPath(path),
+                           reason: "the file name does not match its content (sequence \(op.sequence), kind \(op.kind.rawValue), table \(op.table), id \(op.id))")
+        }
+        return op
+    }
+
+    /// Every pending operation in queue order, optionally of one table.
+    public func operations(table: String? = nil) throws(StoreError) -> [PendingOperation] {
+        var ops: [PendingOperation] = []
+        for name in try operationNames() where table == nil || name.table == table {
+            if let op = try operation(name) { ops.append(op) }
+        }
+        return ops
+    }
+
+    /// The pending operations of one item, in queue order.
+    public func operations(table: String, id: String) throws(StoreError) -> [PendingOperation] {
+        let encoded = IDEncoding.fileName(for: id)
+        var ops: [PendingOperation] = []
+        for name in try operationNames() where name.table == table && name.encodedID == encoded {
+            if let op = try operation(name), ItemID.same(op.id, id) { ops.append(op) }
+        }
+        return ops
+    }
+
+    // MARK: Conflicts and receipts
+
+    public func conflict(table: String, id: String) throws(StoreError) -> Conflict? {
+        guard let c = try decode(layout.conflict(table, id), Conflict.init(json:)), ItemID.same(c.id, id) else { return nil }
+        return c
+    }
+
+    public func hasConflict(table: String, id: String) -> Bool {
+        fs.fileExists(layout.absolute(layout.conflict(table, id)))
+    }
+
+    public func conflictNames() throws(StoreError) -> [ConflictFileName] {
+        var names: [ConflictFileName] = []
+        for name in try list(StoreLayout.conflictsDirectory) {
+            guard let parsed = ConflictFileName(parsing: name) else {
+                throw .corrupt(path: displayPath(StoreLayout.conflictsDirectory + "/" + name),
+                               reason: "not a conflict file name; expected <table>.<id>.json")
+            }
+            names.append(parsed)
+        }
+        return names.sorted { ($0.table, $0.encodedID) < ($1.table, $1.encodedID) }
+    }
+
+    public func conflicts() throws(StoreError) -> [Conflict] {
+        var result: [Conflict] = []
+        for name in try conflictNames() {
+            let path = StoreLayout.conflictsDirectory + "/\(name.table).\(name.encodedID).json"
+            if let c = try decode(path, Conflict.init(json:)) { result.append(c) }
+        }
+        return result
+    }
+
+    /// Receipts, oldest first.
+    public func receipts() throws(StoreError) -> [Receipt] {
+        var result: [Receipt] = []
+        for name in try list(StoreLayout.receiptsDirectory).sorted() where name.hasSuffix(".json") {
+            if let r = try decode(StoreLayout.receiptsDirectory + "/" + name, Receipt.init(json:)) { result.append(r) }
+        }
+        return result.sorted { $0.number < $1.number }
+    }
+
+    /// What the collapse rules need to know about one item.
+    public func history(table: String, id: String) throws(StoreError) -> ItemHistory {
+        ItemHistory(table: table, id: id, item: try item(table: table, id: id),
+                    operations: try operations(table: table, id: id), hasConflict: hasConflict(table: table, id: id))
+    }
+}

@@ -1,0 +1,111 @@
+import TodoBasics
+import TodoModel
+
+/// An opened `.todo` directory.
+///
+/// Opened for writing, it holds the store lock and has completed any interrupted commit
+/// (`Recovery`). Opened for reading, it takes no lock; `StoreReader` gives consistent views.
+/// Reading one item or one id's operations never lists the items folder, so local commands
+/// cost the same at any store size.
+public final class Store {
+    public let layout: StoreLayout
+    public let fs: any FileSystem
+    let lock: StoreLock?
+
+    init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {
+        self.layout = layout
+        self.fs = fs
+        self.lock = lock
+    }
+
+    public var isWritable: Bool { lock != nil }
+
+    /// Finds the `.todo` directory: `override` (TODO_DIR) when given, else walking up from `start`
+    /// as git does.
+    public static func discover(from start: String, override: String?, fs: any FileSystem) throws(StoreError) -> String {
+        if let dir = override, !dir.isEmpty {
+            let absolute = dir.hasPrefix("/") ? dir : start.appendingPath(dir)
+            guard fs.isDirectory(absolute) else { throw .notAReplica(start: absolute) }
+            return absolute
+        }
+        var dir = start
+        while true {
+            let candidate = dir.appendingPath(StoreLayout.directoryName)
+            if fs.isDirectory(candidate) { return candidate }
+            if dir == "/" || dir.isEmpty { throw .notAReplica(start: start) }
+            dir = dir.parentPath
+        }
+    }
+
+    /// Opens a store. Writers take the lock (failing at once when it is held) and recover.
+    public static func open(at root: String, fs: any FileSystem, writable: Bool, command: String) throws(StoreError) -> Store {
+        let layout = StoreLayout(root: root)
+        try checkFormat(layout, fs)
+        guard writable else { return Store(layout: layout, fs: fs, lock: nil) }
+        let lock: StoreLock
+        do {
+            lock = try StoreLock.acquire(at: layout.absolute(StoreLayout.lockFile), command: command)
+        } catch let held as StoreLock.Held {
+            throw .locked(path: held.path, pid: held.pid, command: held.command)
+        } catch let e as FileSystemError {
+            throw .io(e)
+        } catch {
+            throw .corrupt(path: root, reason: "\(error)")
+        }
+        let store = Store(layout: layout, fs: fs, lock: lock)
+        try Recovery.run(store)
+        return store
+    }
+
+    /// Releases the lock now rather than at deinit (e.g. before running an editor).
+    public func close() { lock?.release() }
+
+    static func checkFormat(_ layout: StoreLayout, _ fs: any FileSystem) throws(StoreError) {
+        let path = StoreLayout.formatFile
+        let bytes: [UInt8]?
+        do { bytes = try fs.readFile(layout.absolute(path)) } catch { throw .io(error) }
+        guard let bytes else {
+            throw .corrupt(path: layout.absolute(path), reason: "missing; this .todo directory is incomplete or not a replica")
+        }
+        do {
+            try RecordReader(try JSONValue.parse(bytes)).checkFormat()
+        } catch let e as JSONParseError {
+            throw .corrupt(path: layout.absolute(path), reason: "invalid JSON: \(e)")
+        } catch let e as RecordError {
+            throw .corrupt(path: layout.absolute(path), reason: e.message)
+        } catch {
+            throw .corrupt(path: layout.absolute(path), reason: "\(error)")
+        }
+    }
+
+    // MARK: Raw records
+
+    /// Reads and parses one record, or nil when the file does not exist.
+    public func record(_ relative: String) throws(StoreError) -> JSONValue? {
+        let bytes: [UInt8]?
+        do { bytes = try fs.readFile(layout.absolute(relative)) } catch { throw .io(error) }
+        guard let bytes else { return nil }
+        do {
+            return try JSONValue.parse(bytes)
+        } catch {
+            throw .corrupt(path: displayPath(relative), reason: "invalid JSON: \(error)")
+        }
+    }
+
+    /// Reads a record and decodes it, naming the file in any error.
+    public func decode<T>(_ relative: String, _ decode: (JSONValue) throws(RecordError) -> T) throws(StoreError) -> T? {
+        guard let value = try record(relative) else { return nil }
+        do { return try decode(value) } catch { throw .corrupt(path: displayPath(relative), reason: error.message) }
+    }
+
+    public func list(_ relative: String) throws(StoreError) -> [String] {
+        do {
+            return (try fs.listDirectory(layout.absolute(relative)) ?? []).filter { !$0.hasPrefix(".") }
+        } catch { throw .io(error) }
+    }
+
+    /// How paths appear in messages: `.todo/operations/…` relative to the replica's folder.
+    public func displayPath(_ relative: String) -> String {
+        StoreLayout.directoryName + "/" + relative
+    }
+}

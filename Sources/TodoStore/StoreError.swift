@@ -1,0 +1,54 @@
+import TodoBasics
+import TodoModel
+
+/// Everything that can stop a store operation, each with what went wrong and what to do.
+public enum StoreError: Error, Equatable, Sendable {
+    /// No `.todo` found walking up from `start`.
+    case notAReplica(start: String)
+    /// `todo init` where a replica already exists.
+    case alreadyInitialized(path: String)
+    /// Another process holds the lock.
+    case locked(path: String, pid: Int32?, command: String?)
+    /// A file that cannot be read as what it should be. `path` is shown as given.
+    case corrupt(path: String, reason: String)
+    /// The file system refused.
+    case io(FileSystemError)
+    /// A reader could not get a consistent view while a writer kept changing the store.
+    case busy(path: String)
+
+    public var message: String {
+        switch self {
+        case .notAReplica(let start):
+            return "not a todo replica: no .todo directory in '\(start)' or any parent"
+        case .alreadyInitialized(let path):
+            return "a todo replica already exists at '\(path)'"
+        case .locked(let path, let pid, let command):
+            let who = pid.map { "pid \($0)\(command.map { ", '\($0)'" } ?? "")" } ?? "unknown pid"
+            return "another todo process (\(who)) holds the store lock '\(path)'"
+        case .corrupt(let path, let reason):
+            return "\(path): \(reason)"
+        case .io(let e):
+            return e.description
+        case .busy(let path):
+            return "the store '\(path)' kept changing while it was read"
+        }
+    }
+
+    public var hint: String {
+        switch self {
+        case .notAReplica:
+            return "run 'todo init' to create one here, or set TODO_DIR to the replica's .todo directory"
+        case .alreadyInitialized:
+            return "use the existing replica, or remove its .todo directory first"
+        case .locked(_, let pid, _):
+            let p = pid.map(String.init) ?? "<pid>"
+            return "wait for it to finish; the lock is released when that process exits (if it hangs, stop it with 'kill \(p)')"
+        case .corrupt:
+            return "restore or remove that file, then run 'todo doctor'"
+        case .io:
+            return "check the path, its permissions and the free space, then try again"
+        case .busy:
+            return "another todo command is writing; try again"
+        }
+    }
+}

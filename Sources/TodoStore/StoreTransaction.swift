@@ -1,0 +1,98 @@
+import TodoBasics
+import TodoModel
+
+/// All the changes of one command, staged and then committed at a single point.
+///
+/// Commit protocol (one commit point: the rename of the journal):
+/// 1. The staged files, with the bumped generation in `state.json`, go into `journal.json`
+///    (temp, fsync, rename, fsync of `.todo/`). From here the command has happened.
+/// 2. Each target is written atomically (or removed), and each touched folder is fsynced once.
+/// 3. The journal is removed. Its removal is made durable by the next commit's fsync of `.todo/`;
+///    if power fails first, recovery replays the same whole files again, which is harmless.
+/// A kill at any instant leaves either the old state (no journal) or a journal that the next
+/// writer (`Recovery`) applies.
+public struct StoreTransaction {
+    public internal(set) var state: ReplicaState
+    /// Relative path -> new content (nil removes the file). Later stages replace earlier ones.
+    private(set) var staged: [String: JSONValue?] = [:]
+    let layout: StoreLayout
+
+    init(state: ReplicaState, layout: StoreLayout) {
+        self.state = state
+        self.layout = layout
+    }
+
+    public var isEmpty: Bool { staged.isEmpty }
+
+    public mutating func put(_ relative: String, _ value: JSONValue) { staged[relative] = .some(value) }
+    public mutating func remove(_ relative: String) { staged[relative] = .some(nil) }
+
+    // MARK: Typed staging
+
+    public mutating func putItem(_ item: Item, table: String) { put(layout.item(table, item.id), item.json) }
+    public mutating func removeItem(table: String, id: String) { remove(layout.item(table, id)) }
+    public mutating func putOperation(_ op: PendingOperation) { put(layout.operation(op), op.json) }
+    public mutating func removeOperation(_ op: PendingOperation) { remove(layout.operation(op)) }
+    public mutating func putConflict(_ c: Conflict) { put(layout.conflict(c.table, c.id), c.json) }
+    public mutating func removeConflict(table: String, id: String) { remove(layout.conflict(table, id)) }
+    public mutating func putTableConfig(_ t: TableConfig) { put(layout.tableConfig(t.name), t.json) }
+    public mutating func putConfig(_ c: ReplicaConfig) { put(StoreLayout.configFile, c.json) }
+
+    /// Numbers the receipt from the never-reused counter and stages it.
+    @discardableResult
+    public mutating func addReceipt(_ receipt: Receipt) -> Receipt {
+        var r = receipt
+        r.number = state.nextReceipt
+        state.nextReceipt += 1
+        put(layout.receipt(r), r.json)
+        return r
+    }
+
+    /// Takes `count` sequence numbers for new operations.
+    public mutating func setNextSequence(_ next: Int) { state.nextSequence = next }
+
+    /// Applies a planned local change: removals first, so an operation rewritten under the same
+    /// name is kept.
+    public mutating func apply(_ plan: ChangePlan, table: String, id: String) {
+        for op in plan.removals { removeOperation(op) }
+        for op in plan.writes { putOperation(op) }
+        if let item = plan.item { putItem(item, table: table) } else { removeItem(table: table, id: id) }
+        for receipt in plan.receipts { addReceipt(receipt) }
+        state.nextSequence = max(state.nextSequence, plan.nextSequence)
+    }
+
+    /// The journal: every staged file, whole, with the new generation.
+    func journal() -> JSONValue {
+        var entries: [JSONValue] = []
+        for path in staged.keys.sorted() {
+            entries.append(["path": .string(path), "content": staged[path]! ?? .null])
+        }
+        return ["format": 1, "generation": .number(Double(state.generation)), "writes": .array(entries)]
+    }
+}
+
+extension Store {
+    /// Starts a transaction on the current state. Requires the store to be open for writing.
+    public func transaction() throws(StoreError) -> StoreTransaction {
+        precondition(isWritable, "transactions need the store lock")
+        return StoreTransaction(state: try state(), layout: layout)
+    }
+
+    /// Commits all staged changes at one point (see `StoreTransaction`). An empty transaction
+    /// writes nothing.
+    public func commit(_ transaction: StoreTransaction) throws(StoreError) {
+        guard !transaction.isEmpty else { return }
+        var tx = transaction
+        var state = tx.state
+        state.generation += 1
+        tx.state = state
+        tx.put(StoreLayout.stateFile, state.json)
+        do {
+            try AtomicFile.write(tx.journal().canonicalBytes(), to: layout.absolute(StoreLayout.journalFile), in: fs)
+            try fs.syncDirectory(layout.root)
+        } catch {
+            throw .io(error)
+        }
+        try Recovery.apply(tx.staged, in: self)
+    }
+}

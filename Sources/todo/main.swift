@@ -1,0 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoCLI
+
+exit(TodoMain.run(Array(CommandLine.arguments.dropFirst()), context: .live()))
