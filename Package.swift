@@ -35,6 +35,7 @@ let package = Package(
         .testTarget(name: "TodoBasicsTests", dependencies: ["TodoBasics", "TodoTestSupport"]),
         .testTarget(name: "TodoModelTests", dependencies: ["TodoModel"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoTestSupport"]),
+        .testTarget(name: "TableProtocolTests", dependencies: ["TableProtocol"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoTestSupport"]),
     ]
 )

@@ -35,7 +35,7 @@ public enum Doctor {
         let known: Set<String> = [StoreLayout.formatFile, StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile,
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                   StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
-        for name in (try? store.fs.listDirectory(store.layout.root)) ?? [] where !known.contains(name) {
+        for name in (try? store.fs.listDirectory(store.layout.root)) ?? [] where !known.contains(name) && !(name.hasPrefix(".") && !StoreLayout.isTemporary(name)) {
             problem(name, name == StoreLayout.journalFile ? "an interrupted commit was not completed" : "unexpected file")
         }
 
@@ -71,6 +71,7 @@ public enum Doctor {
         for name in (try? store.fs.listDirectory(store.layout.absolute(StoreLayout.operationsDirectory))) ?? [] {
             let path = StoreLayout.operationsDirectory + "/" + name
             if StoreLayout.isTemporary(name) { problem(path, "leftover temporary file"); continue }
+            if name.hasPrefix(".") { continue }
             guard let parsed = OperationFileName(parsing: name) else {
                 problem(path, "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json"); continue
             }
@@ -90,6 +91,7 @@ public enum Doctor {
         for name in (try? store.fs.listDirectory(store.layout.absolute(StoreLayout.conflictsDirectory))) ?? [] {
             let path = StoreLayout.conflictsDirectory + "/" + name
             if StoreLayout.isTemporary(name) { problem(path, "leftover temporary file"); continue }
+            if name.hasPrefix(".") { continue }
             guard let c = attempt(path, { () throws(StoreError) in try store.decode(path, Conflict.init(json:)) }) else { continue }
             report.conflicts += 1
             if store.layout.conflict(c.table, c.id) != path { problem(path, "the file name does not match table '\(c.table)' and id \"\(c.id)\"") }
@@ -124,6 +126,7 @@ public enum Doctor {
         for name in (try? store.fs.listDirectory(store.layout.absolute(StoreLayout.receiptsDirectory))) ?? [] {
             let path = StoreLayout.receiptsDirectory + "/" + name
             if StoreLayout.isTemporary(name) { problem(path, "leftover temporary file"); continue }
+            if name.hasPrefix(".") { continue }
             guard let r = attempt(path, { () throws(StoreError) in try store.decode(path, Receipt.init(json:)) }) else { continue }
             report.receipts += 1
             if store.layout.receipt(r) != path { problem(path, "the file name does not match its number, decision, table and id") }

@@ -14,8 +14,20 @@ public struct TempDirectory: Sendable {
         path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
     }
 
+    /// Removes the folder. In-process, not `rm -rf`: forking while another test holds a store lock
+    /// would let the child share that lock for a moment.
     public func remove() {
-        _ = Self.shell("rm -rf '\(path)'")
+        Self.removeTree(path)
+    }
+
+    static func removeTree(_ path: String) {
+        let fs = LocalFileSystem()
+        if fs.isDirectory(path) {
+            for name in (try? fs.listDirectory(path)) ?? [] { removeTree(path.appendingPath(name)) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
     }
 
     public func sub(_ name: String) -> String { path.appendingPath(name) }
@@ -39,7 +51,20 @@ public enum Fixtures {
     public static func copy(_ relative: String, to destination: String) {
         let source = root.appendingPath(relative)
         precondition(LocalFileSystem().fileExists(source), "no fixture at \(source)")
-        TempDirectory.shell("mkdir -p '\(destination)' && cp -R '\(source)/.' '\(destination)/'")
+        copyTree(source, destination)
+    }
+
+    static func copyTree(_ source: String, _ destination: String) {
+        let fs = LocalFileSystem()
+        try? fs.createDirectory(destination)
+        for name in (try? fs.listDirectory(source)) ?? [] {
+            let from = source.appendingPath(name), to = destination.appendingPath(name)
+            if fs.isDirectory(from) {
+                copyTree(from, to)
+            } else if let bytes = (try? fs.readFile(from)) ?? nil {
+                try? fs.writeFile(to, bytes, sync: false)
+            }
+        }
     }
 
     public static func read(_ relative: String) -> String? {

@@ -27,16 +27,23 @@ public final class StoreLock {
         self.fd = fd
     }
 
-    /// Takes the lock without waiting. Throws `Held` when another process has it.
-    public static func acquire(at path: String, command: String) throws -> StoreLock {
+    /// Takes the lock, waiting up to `waitMilliseconds` for a holder that is about to finish (two
+    /// quick commands started together both succeed). Throws `Held` when another process keeps it.
+    public static func acquire(at path: String, command: String, waitMilliseconds: Int = 1000) throws -> StoreLock {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 {
             let code = errno
             throw FileSystemError(operation: "open lock file", path: path, code: code, reason: errnoText(code))
         }
+        var waited = 0
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
+            if code == EWOULDBLOCK && waited < waitMilliseconds {
+                usleep(5_000)
+                waited += 5
+                continue
+            }
             close(fd)
             if code == EWOULDBLOCK {
                 let (pid, holder) = readHolder(path)

@@ -33,7 +33,9 @@ enum DiffRenderer {
         if c.server?.isDeleted == true { rows.append(["  deleted", "", "", "true"]) }
         let widths = (0..<4).map { col in rows.map { $0[col].count }.max() ?? 0 }
         for row in rows {
-            lines.append("  " + (0..<4).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  "))
+            var line = "  " + (0..<4).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            lines.append(line)
         }
         lines.append("  (use \"todo resolve \(ShortID.of(e.id)) --use-client|--use-server|--merge\" to settle it)")
         return lines

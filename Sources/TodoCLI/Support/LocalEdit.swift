@@ -38,10 +38,11 @@ struct LocalEdit {
             plan = try OperationLog.record(change, on: history, nextSequence: tx.state.nextSequence, now: ctx.clock.nowText())
         } catch {
             let hint: String
+            let short = ShortID.of(history.item?.id ?? history.operations.last?.id ?? id)
             switch error {
-            case .conflictOpen: hint = "see the copies with 'todo diff \(ShortID.of(id))'"
+            case .conflictOpen: hint = "see the copies with 'todo diff \(short)'"
             case .queuedForDeletion: hint = "run 'todo push', then add it again"
-            case .alreadyExists, .alreadyQueuedForInsertion: hint = "change it with 'todo edit \(ShortID.of(id))'"
+            case .alreadyExists, .alreadyQueuedForInsertion: hint = "change it with 'todo edit \(short)'"
             case .noSuchItem: hint = "list the items with 'todo list --all'"
             }
             throw CLIError(.failure, error.message, hint: hint)

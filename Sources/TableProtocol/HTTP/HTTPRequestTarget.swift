@@ -1,0 +1,121 @@
+/// One `name=value` pair of a query string, decoded.
+public struct HTTPQueryItem: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Why a request-target was rejected (the server answers 400).
+public struct HTTPTargetError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// A request-target split into decoded path segments and query items (protocol §3.1).
+///
+/// Segments are decoded one by one *after* splitting at `/`, so `%2F` stays inside its segment as a
+/// `/` that the router then rejects; it never becomes a different route.
+public struct HTTPRequestTarget: Sendable, Equatable {
+    /// `host[:port]` of an absolute-form target (`http://host:port/path`), else nil.
+    public var authority: String?
+    /// The path as received, still encoded, trailing slash kept. `*` for an asterisk-form target.
+    public var path: String
+    /// Decoded segments. `/` → `[]`; `/tables/x` and `/tables/x/` → `["tables", "x"]`.
+    public var segments: [String]
+    /// The query as received (after `?`, still encoded), or nil when there is no `?`.
+    public var rawQuery: String?
+    /// Decoded query items in order; empty pairs (`a=1&&b=2`) are skipped.
+    public var queryItems: [HTTPQueryItem]
+
+    public init(parsing target: String) throws(HTTPTargetError) {
+        var rest = Substring(target)
+        authority = nil
+        if target == "*" {
+            path = "*"
+            segments = []
+            rawQuery = nil
+            queryItems = []
+            return
+        }
+        if let afterScheme = Self.droppingScheme(rest) {
+            let authorityEnd = afterScheme.firstIndex { $0 == "/" || $0 == "?" } ?? afterScheme.endIndex
+            guard authorityEnd > afterScheme.startIndex else {
+                throw HTTPTargetError(message: "absolute request target has no host")
+            }
+            authority = String(afterScheme[..<authorityEnd])
+            rest = afterScheme[authorityEnd...]
+            if rest.first != "/" { rest = "/" + rest }
+        }
+        guard rest.first == "/" else {
+            throw HTTPTargetError(message: "request target must start with '/'")
+        }
+        let pathPart: Substring
+        if let question = rest.firstIndex(of: "?") {
+            pathPart = rest[..<question]
+            rawQuery = String(rest[rest.index(after: question)...])
+        } else {
+            pathPart = rest
+            rawQuery = nil
+        }
+        path = String(pathPart)
+        segments = try Self.segments(of: pathPart)
+        queryItems = try rawQuery.map(Self.queryItems(of:)) ?? []
+    }
+
+    /// Values of every query item named exactly `name`, in order.
+    public func queryValues(for name: String) -> [String] {
+        queryItems.compactMap { $0.name == name ? $0.value : nil }
+    }
+
+    // MARK: - Pieces
+
+    /// The text after `http://` or `https://` (any letter case), or nil for other targets.
+    private static func droppingScheme(_ target: Substring) -> Substring? {
+        for scheme in ["http://", "https://"] where target.utf8.count >= scheme.utf8.count {
+            let prefix = target.prefix(scheme.count)
+            if HTTPSyntax.equalsIgnoringCase(prefix, scheme) { return target.dropFirst(scheme.count) }
+        }
+        return nil
+    }
+
+    private static func segments(of path: Substring) throws(HTTPTargetError) -> [String] {
+        var inner = path.dropFirst()
+        if inner.last == "/" { inner = inner.dropLast() }
+        if inner.isEmpty { return [] }
+        var decoded: [String] = []
+        for (index, segment) in inner.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+            do {
+                decoded.append(try PercentEncoding.decode(segment, plusAsSpace: false))
+            } catch {
+                throw HTTPTargetError(message: "\(error) in path segment \(index + 1)")
+            }
+        }
+        return decoded
+    }
+
+    private static func queryItems(of query: String) throws(HTTPTargetError) -> [HTTPQueryItem] {
+        var items: [HTTPQueryItem] = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: "=")
+            let rawName = pair[..<(equals ?? pair.endIndex)]
+            let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
+            do {
+                let name = try PercentEncoding.decode(rawName, plusAsSpace: true)
+                let value = try PercentEncoding.decode(rawValue, plusAsSpace: true)
+                items.append(HTTPQueryItem(name: name, value: value))
+            } catch {
+                throw HTTPTargetError(message: "\(error) in query parameter '\(rawName)'")
+            }
+        }
+        return items
+    }
+}

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TodoBasics
+import TodoTestSupport
+
+/// The built `todo` binary, in real processes.
+@Suite(.serialized) struct ProcessTests {
+    static var binary: String {
+        Fixtures.root.parentPath.appendingPath(".build/debug/todo")
+    }
+
+    static func sh(_ command: String, in dir: String) -> (code: Int32, out: String, err: String) {
+        let code = TempDirectory.shell("cd '\(dir)' && env -u TODO_DIR \(command) > .out 2> .err")
+        let out = (try? LocalFileSystem().readFile(dir + "/.out")).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let err = (try? LocalFileSystem().readFile(dir + "/.err")).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return (code, out, err)
+    }
+
+    @Test func aSecondWriterIsToldWhoHoldsTheLock() throws {
+        #expect(LocalFileSystem().fileExists(Self.binary), "build the todo binary first (swift build)")
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        Fixtures.copy("Stores/synced", to: dir.path)
+        let lock = try StoreLock.acquire(at: dir.sub(".todo/lock"), command: "todo push")
+        let r = Self.sh("'\(Self.binary)' add 'Buy milk'", in: dir.path)
+        #expect(r.code == 1)
+        #expect(r.err == """
+            error: another todo process (pid \(getpid()), 'todo push') holds the store lock '\(dir.sub(".todo/lock"))'
+            hint: wait for it to finish; the lock is released when that process exits (if it hangs, stop it with 'kill \(getpid())')
+
+            """)
+        // Readers do not need the lock.
+        #expect(Self.sh("'\(Self.binary)' status", in: dir.path).code == 0)
+        lock.release()
+        #expect(Self.sh("'\(Self.binary)' add 'Buy milk'", in: dir.path).code == 0)
+    }
+
+    @Test func aStaleLockFileBlocksNobody() {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        Fixtures.copy("Stores/stale-lock", to: dir.path)
+        #expect(Self.sh("'\(Self.binary)' add 'after a crash'", in: dir.path).code == 0)
+    }
+
+    @Test func racingWritersLoseNothing() {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        #expect(Self.sh("'\(Self.binary)' init", in: dir.path).code == 0)
+        // 8 rounds of 4 processes adding at once: each either succeeds or fails clearly on the lock.
+        let script = (1...8).map { round in
+            (1...4).map { p in "('\(Self.binary)' add 'r\(round)p\(p)' >> .ids 2>> .errs; echo $? >> .codes) &" }.joined(separator: " ") + " wait"
+        }.joined(separator: "\n")
+        try? LocalFileSystem().writeFile(dir.sub(".race.sh"), Array((script + "\n").utf8), sync: false)
+        #expect(Self.sh("sh .race.sh", in: dir.path).code == 0)
+        let read = { (name: String) in String(decoding: (try? LocalFileSystem().readFile(dir.sub(name))).flatMap { $0 } ?? [], as: UTF8.self) }
+        let codes = read(".codes").split(separator: "\n")
+        let ids = read(".ids").split(separator: "\n")
+        let errors = read(".errs").split(separator: "\n").filter { $0.hasPrefix("error:") }
+        #expect(codes.count == 32)
+        #expect(codes.filter { $0 == "0" }.count == ids.count)
+        #expect(errors.count == codes.filter { $0 != "0" }.count)
+        #expect(errors.allSatisfy { $0.contains("holds the store lock") })
+        let list = Self.sh("'\(Self.binary)' list --json", in: dir.path)
+        let listed = list.out.split(separator: "\n").filter { $0.contains("\"id\":") }.count
+        #expect(listed == ids.count, "every acknowledged add is in the store")
+        #expect(Self.sh("'\(Self.binary)' doctor", in: dir.path).code == 0)
+    }
+}
