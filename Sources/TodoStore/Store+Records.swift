@@ -103,10 +103,16 @@ extension Store {
     }
 
     /// The pending operations of one item, in queue order.
+    /// Matches file names by their `.<table>.<enc>.json` ending before parsing any, so a local
+    /// change costs one directory listing however long the queue is.
     public func operations(table: String, id: String) throws(StoreError) -> [PendingOperation] {
-        let encoded = IDEncoding.fileName(for: id)
+        let suffix = ".\(table).\(IDEncoding.fileName(for: id)).json"
+        var names: [OperationFileName] = []
+        for raw in try list(StoreLayout.operationsDirectory) where raw.hasSuffix(suffix) {
+            if let parsed = OperationFileName(parsing: raw), parsed.table == table { names.append(parsed) }
+        }
         var ops: [PendingOperation] = []
-        for name in try operationNames() where name.table == table && name.encodedID == encoded {
+        for name in names.sorted(by: { $0.sequence < $1.sequence }) {
             if let op = try operation(name), ItemID.same(op.id, id) { ops.append(op) }
         }
         return ops
