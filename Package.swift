@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "todo", targets: ["todo"]),
+        .executable(name: "todo-server", targets: ["todo-server"]),
     ],
     targets: [
         // MARK: - Libraries
@@ -21,12 +22,15 @@ let package = Package(
         .target(name: "TodoStore", dependencies: ["TodoBasics", "TodoModel"]),
         /** Wire formats shared by client and server: generations, dates, OData, HTTP/1.1 codec. Pure. */
         .target(name: "TableProtocol", dependencies: ["TodoModel"]),
+        /** The table server: protocol service, durable storage, HTTP/1.1 socket loop. */
+        .target(name: "TodoServer", dependencies: ["TodoBasics", "TodoModel", "TableProtocol"]),
         /** Commands, argument parsing and rendering. Owns the console and the environment. */
         .target(name: "TodoCLI", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol"]),
 
         // MARK: - Executables
 
         .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
+        .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
 
         // MARK: - Tests
 
@@ -36,6 +40,7 @@ let package = Package(
         .testTarget(name: "TodoModelTests", dependencies: ["TodoModel"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoTestSupport"]),
         .testTarget(name: "TableProtocolTests", dependencies: ["TableProtocol"]),
+        .testTarget(name: "TodoServerTests", dependencies: ["TodoServer", "TableProtocol", "TodoTestSupport"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoTestSupport"]),
     ]
 )

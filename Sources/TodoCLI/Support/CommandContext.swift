@@ -26,13 +26,7 @@ public struct CommandContext: Sendable {
     /// The real process: its environment, working directory, clock and console. `TODO_TEST_NOW`
     /// (milliseconds since 1970) and `TODO_TEST_ID_SEED` make the built binary deterministic for tests.
     public static func live() -> CommandContext {
-        var environment: [String: String] = [:]
-        var p = environ
-        while let entry = p.pointee {
-            let s = String(cString: entry)
-            if let eq = s.firstIndex(of: "=") { environment[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-            p += 1
-        }
+        let environment = ProcessEnvironment.current()
         var buffer = [CChar](repeating: 0, count: 4096)
         let cwd = getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : "."
         let clock = environment["TODO_TEST_NOW"].flatMap(Int64.init).map(Clock.fixed) ?? .live

@@ -1,0 +1,62 @@
+/// The protocol generations (protocol §2): Mobile Services (G1) and Mobile Apps 2.0 (G2).
+/// Stored data is the same for both; only names and a few statuses differ.
+public enum Generation: String, Sendable, CaseIterable {
+    case mobileServices = "G1"
+    case mobileApps = "G2"
+
+    /// The wire name of a system property in this generation.
+    public func name(_ property: SystemProperty) -> String {
+        self == .mobileServices ? "__" + property.rawValue : property.rawValue
+    }
+}
+
+/// System properties other than `id` (protocol §4.1).
+public enum SystemProperty: String, Sendable, CaseIterable {
+    case createdAt, updatedAt, version, deleted
+
+    /// Either spelling (`createdAt`, `__createdAt`), any letter case, as requests may name them.
+    public init?(anySpelling name: String) {
+        var lower = name.lowercased()
+        if lower.hasPrefix("__") { lower.removeFirst(2) }
+        switch lower {
+        case "createdat": self = .createdAt
+        case "updatedat": self = .updatedAt
+        case "version": self = .version
+        case "deleted": self = .deleted
+        default: return nil
+        }
+    }
+}
+
+/// Versions as the protocol writes them: standard base64 of the 8-byte big-endian counter
+/// (protocol §4.4.2: the 2001st write is `AAAAAAAAB9E=`).
+public enum VersionText {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    public static func encode(_ version: UInt64) -> String {
+        var bytes: [UInt8] = []
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: version >> UInt64(shift))) }
+        bytes.append(0)  // pad to 9 bytes: 12 characters, the last one '='
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: 9, by: 3) {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+        }
+        out[11] = UInt8(ascii: "=")
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The counter a version text stands for, or nil when it is not one of ours.
+    public static func decode(_ text: String) -> UInt64? {
+        let chars = Array(text.utf8)
+        guard chars.count == 12, chars[11] == UInt8(ascii: "=") else { return nil }
+        var indices: [UInt64] = []
+        for c in chars[0..<11] {
+            guard let index = alphabet.firstIndex(of: c) else { return nil }
+            indices.append(UInt64(index))
+        }
+        // 10 characters carry 60 bits; the 11th carries the last 4 bits and 2 zero bits.
+        guard indices[10] & 3 == 0 else { return nil }
+        return indices[0..<10].reduce(UInt64(0)) { $0 << 6 | $1 } << 4 | indices[10] >> 2
+    }
+}

@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import TableProtocol
+import TodoBasics
+
+/// `todo-server`: parses options, opens the data directory, serves until SIGINT/SIGTERM, then
+/// stops after in-flight requests finish. Returns the exit code.
+public enum ServerMain {
+    public static let usage = """
+        usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key KEY] [--tables a,b]
+                           [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
+
+        A durable table server speaking the Azure Mobile Services (G1) and Mobile Apps 2.0 (G2)
+        table protocol. Prints 'listening on http://HOST:PORT' once it serves; logs one line per
+        request to stderr; stops cleanly on SIGINT or SIGTERM.
+
+        Options:
+          --data DIR          data directory, created if missing (default: ./todo-server-data)
+          --port N            port; 0 picks a free one (default: 8080)
+          --host ADDR         IPv4 address to listen on (default: 127.0.0.1)
+          --app-key KEY       require X-ZUMO-APPLICATION: KEY (or set TODO_SERVER_APP_KEY)
+          --tables a,b        tables to serve, created with soft delete (default: todoitem)
+          --dynamic-tables    a POST to an unknown table name creates the table
+          --page-size N       rows per page without $top, 1 to 1000 (default: 50)
+          --public-url URL    base URL for Location and Link headers behind a proxy
+          --generations LIST  g1, g2 or g1,g2 (default: g1,g2)
+          --quiet             no per-request log lines
+        """
+
+    public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        var options: ServerOptions
+        do {
+            options = try ServerOptions.parse(arguments, environment: environment)
+        } catch {
+            printErr("error: \(error.message)\nhint: see 'todo-server --help'")
+            return 2
+        }
+        if options.help {
+            print(usage)
+            return 0
+        }
+        let storage: TableStorage
+        let service: TableService
+        do {
+            storage = try TableStorage(directory: options.dataDirectory)
+            service = try TableService(configuration: options.service, storage: storage)
+        } catch {
+            printErr("error: cannot open the data directory '\(options.dataDirectory)': \(error)\nhint: check the path and its permissions; if a file is named above, restore it from a backup")
+            return 1
+        }
+        let quiet = options.quiet
+        let server = HTTPServer(configuration: options.http,
+                                respond: { service.respond(to: $0) },
+                                errorResponse: { service.errorResponse(status: $0, message: $1) },
+                                log: { line in if !quiet { printErr(line) } })
+        let port: Int
+        do { port = try server.start() } catch {
+            printErr("error: cannot listen on \(options.http.host):\(options.http.port): \(error)\nhint: choose another --port, or 0 for a free one")
+            return 1
+        }
+        print("listening on http://\(options.http.host):\(port)")
+        fflush(nil)
+        let done = Mutex(false)
+        onTerminationSignal {
+            server.stop()
+            storage.close()
+            done.withLock { $0 = true }
+        }
+        while !done.withLock({ $0 }) { usleep(50_000) }
+        printErr("stopped")
+        return 0
+    }
+
+    static func printErr(_ text: String) {
+        let line = text + "\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+}
+
+/// The parsed command line of `todo-server`.
+struct ServerOptions {
+    var help = false
+    var quiet = false
+    var dataDirectory = "todo-server-data"
+    var http = HTTPServerConfiguration(port: 8080)
+    var service = ServiceConfiguration()
+
+    struct Problem: Error { var message: String }
+
+    static func parse(_ args: [String], environment: [String: String]) throws(Problem) -> ServerOptions {
+        var o = ServerOptions()
+        o.service.appKey = environment["TODO_SERVER_APP_KEY"]
+        var i = 0
+        func value(_ name: String) throws(Problem) -> String {
+            i += 1
+            guard i < args.count else { throw Problem(message: "option '\(name)' needs a value") }
+            return args[i]
+        }
+        func number(_ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int {
+            let text = try value(name)
+            guard let n = Int(text), range.contains(n) else {
+                throw Problem(message: "'\(name) \(text)' must be a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return n
+        }
+        while i < args.count {
+            switch args[i] {
+            case "--help", "-h": o.help = true
+            case "--quiet": o.quiet = true
+            case "--data": o.dataDirectory = try value("--data")
+            case "--port": o.http.port = try number("--port", 0...65535)
+            case "--host": o.http.host = try value("--host")
+            case "--app-key": o.service.appKey = try value("--app-key")
+            case "--tables":
+                let tables = try value("--tables").split(separator: ",").map { String($0) }
+                for t in tables where !ItemBodyNames.isTableName(t) {
+                    throw Problem(message: "'\(t)' is not a valid table name (letters, digits, '_', starting with a letter or '_')")
+                }
+                o.service.tables = tables
+            case "--dynamic-tables": o.service.dynamicTables = true
+            case "--page-size": o.service.pageSize = try number("--page-size", 1...1000)
+            case "--public-url":
+                var url = try value("--public-url")
+                while url.hasSuffix("/") { url.removeLast() }
+                o.service.publicURL = url
+            case "--generations":
+                let list = try value("--generations").lowercased().split(separator: ",").map(String.init)
+                guard !list.isEmpty, list.allSatisfy({ $0 == "g1" || $0 == "g2" }) else {
+                    throw Problem(message: "--generations takes g1, g2 or g1,g2")
+                }
+                o.service.servesMobileServices = list.contains("g1")
+                o.service.servesMobileApps = list.contains("g2")
+            default: throw Problem(message: "unknown option '\(args[i])'")
+            }
+            i += 1
+        }
+        return o
+    }
+}
+
+enum ItemBodyNames {
+    static func isTableName(_ name: String) -> Bool { ItemBody.isIdentifier(name) }
+}

@@ -1,0 +1,110 @@
+import TableProtocol
+import TodoModel
+
+/// A validated insert or update body (protocol §4.2, §4.7, §4.9).
+struct ItemBody {
+    enum Purpose { case insert, update }
+
+    /// The body's id: nil when absent, `null` or `""` (an insert then generates one).
+    var id: String?
+    /// User columns to set, `null` included (it clears a column).
+    var columns: [String: JSONValue]
+    /// G2 update only: a `version` member, the expected version when `If-Match` is absent.
+    var version: String?
+
+    static func read(_ bytes: [UInt8], generation: Generation, purpose: Purpose) throws(ServiceError) -> ItemBody {
+        guard !bytes.isEmpty else { throw .badRequest("The request body must be a JSON object; it is empty.") }
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes) } catch { throw .badRequest("The request body is not valid JSON: \(error).") }
+        guard case .object(let members) = value else {
+            throw .badRequest("The request body must be a JSON object, not \(value.typeName).")
+        }
+        var body = ItemBody(id: nil, columns: [:], version: nil)
+        for (name, member) in members {
+            let lower = name.lowercased()
+            if name == "id" {
+                switch member {
+                case .null: continue
+                case .string(let s) where s.isEmpty: continue
+                case .string(let s):
+                    if let problem = ItemID.problem(s) { throw .badRequest("Invalid id: \(problem).") }
+                    body.id = s
+                default: throw .badRequest("The member 'id' must be a string, not \(member.typeName).")
+                }
+                continue
+            }
+            if lower == "id" { throw .badRequest("The member '\(name)' is not allowed: the identity may only be given as 'id'.") }
+            if name.hasPrefix("__") {
+                throw .badRequest(generation == .mobileServices
+                    ? "The property '\(name)' is a system property that cannot be set."
+                    : "The property '\(name)' is reserved: names starting with '__' cannot be set.")
+            }
+            if lower.hasPrefix("ms_") { throw .badRequest("The property '\(name)' is reserved: names starting with 'ms_' cannot be set.") }
+            if lower == "createdat" || lower == "updatedat" || lower == "deleted" {
+                throw .badRequest("The property '\(name)' is a system property that cannot be set.")
+            }
+            if lower == "version" {
+                guard generation == .mobileApps else { throw .badRequest("The property '\(name)' is a system property that cannot be set.") }
+                if purpose == .update {
+                    guard case .string(let v) = member else { throw .badRequest("The member 'version' must be a string.") }
+                    body.version = v
+                }
+                continue
+            }
+            guard isIdentifier(name) else {
+                throw .badRequest("The property name '\(name)' is invalid: use 1 to 128 letters, digits and '_', starting with a letter or '_'.")
+            }
+            switch member {
+            case .object, .array: throw .badRequest("The property '\(name)' is \(member.typeName); values must be strings, numbers, booleans or null.")
+            default: body.columns[name] = member
+            }
+        }
+        return body
+    }
+
+    static func isIdentifier(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= 128 else { return false }
+        for (i, b) in bytes.enumerated() {
+            let letter = (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95
+            if !(letter || (i > 0 && b >= 48 && b <= 57)) { return false }
+        }
+        return true
+    }
+}
+
+/// The dynamic schema (protocol §4.7.4): the first non-null value fixes a column's type.
+enum SchemaCheck {
+    static let maximumColumns = 1024
+
+    static func type(of value: JSONValue) -> ColumnType? {
+        switch value {
+        case .string: return .string
+        case .number: return .number
+        case .bool: return .boolean
+        default: return nil
+        }
+    }
+
+    /// Checks `columns` against the table and records new columns and types.
+    static func apply(_ columns: [String: JSONValue], to write: inout TableWrite) throws(ServiceError) {
+        let known = write.schema.columns
+        let newNames = columns.keys.filter { known[$0] == nil }
+        if known.count + newNames.count > maximumColumns {
+            throw .badRequest("The table would have more than \(maximumColumns) columns.")
+        }
+        for (name, value) in columns {
+            guard let valueType = type(of: value) else {
+                if known[name] == nil { write.setColumnType(name, nil) }
+                continue
+            }
+            if let existing = known[name], let columnType = existing {
+                if columnType != valueType {
+                    throw .badRequest("The property '\(name)' is a \(columnType.rawValue) column; a \(valueType.rawValue) value cannot be stored in it.")
+                }
+            } else {
+                write.setColumnType(name, valueType)
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import TableProtocol
+import TodoModel
+
+/// Insert, read, update, delete and undelete of one item (protocol §5, §6, §7).
+extension TableService {
+    /// What a conditional write found: done, or a conflict to answer with the server's row.
+    enum WriteOutcome {
+        case stored(StoredRow)
+        case unchanged(StoredRow)
+        case conflict(StoredRow, status: Int)
+        case missing
+    }
+
+    func insert(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
+        let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .insert)
+        let id = body.id ?? ids.next()
+        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+            if let existing = w.row(id: id) { return .conflict(existing, status: 409) }
+            try SchemaCheck.apply(body.columns, to: &w)
+            let stamp = w.nextStamp()
+            let row = StoredRow(id: id, columns: body.columns, createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt,
+                                version: stamp.version, deleted: false)
+            w.put(row)
+            return .stored(row)
+        }
+        guard case .stored(let row) = outcome else { return try answer(outcome, c) }
+        var response = itemResponse(201, row, c, renderer: c.renderer)
+        let name = storage.schema(c.schema.name)?.name ?? c.schema.name
+        response.headers.set(name: "Location", value: "\(c.baseURL)/tables/\(name)/\(PercentEncoding.encode(row.id))")
+        return response
+    }
+
+    func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
+        guard let row = storage.row(c.schema.name, id: id), !row.deleted || c.query.includeDeleted else {
+            throw .notFound("The item '\(id)' does not exist.")
+        }
+        if c.generation == .mobileServices, let tag = c.request.headers["If-None-Match"]?.trimmingWhitespace(),
+           tag == "*" || tag == RowRenderer.etag(row) {
+            return HTTPResponse(status: 304)
+        }
+        return itemResponse(200, row, c, renderer: c.renderer)
+    }
+
+    func update(_ c: RequestContext, id urlID: String?) throws(ServiceError) -> HTTPResponse {
+        let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .update)
+        let id: String
+        if let urlID {
+            if let bodyID = body.id, !ItemID.same(bodyID, urlID) {
+                throw .badRequest("The body's id '\(bodyID)' differs from the id in the URL '\(urlID)'.")
+            }
+            id = urlID
+        } else {
+            guard let bodyID = body.id else { throw .badRequest("An id is required: give it in the body or the URL.") }
+            id = bodyID
+        }
+        let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
+        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+            guard var row = w.row(id: id), !row.deleted else { return .missing }
+            if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
+            if body.columns.isEmpty { return .unchanged(row) }
+            try SchemaCheck.apply(body.columns, to: &w)
+            let stamp = w.nextStamp()
+            for (name, value) in body.columns { row.columns[name] = value }
+            row.updatedAt = stamp.updatedAt
+            row.version = stamp.version
+            w.put(row)
+            return .stored(row)
+        }
+        var renderer = c.renderer
+        if ifMatch != nil { renderer.systemProperties.insert(.version) }
+        switch outcome {
+        case .stored(let row), .unchanged(let row): return itemResponse(200, row, c, renderer: renderer)
+        default: return try answer(outcome, c, id: id)
+        }
+    }
+
+    func delete(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
+        let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
+        let soft = c.schema.softDelete
+        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+            guard var row = w.row(id: id), !row.deleted else { return .missing }
+            if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
+            let stamp = w.nextStamp()
+            if soft {
+                row.deleted = true
+                row.updatedAt = stamp.updatedAt
+                row.version = stamp.version
+                w.put(row)
+            } else {
+                w.remove(id: id)
+            }
+            return .stored(row)
+        }
+        guard case .stored(let row) = outcome else { return try answer(outcome, c, id: id) }
+        if c.generation == .mobileServices { return HTTPResponse(status: 204) }
+        return itemResponse(200, row, c, renderer: c.renderer)
+    }
+
+    func undelete(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
+        let body = c.request.body
+        if !body.isEmpty {
+            let value = try? JSONValue.parse(body)
+            guard value == .null || value == .object([:]) else {
+                throw .badRequest("An undelete takes no body (or null, or {}).")
+            }
+        }
+        guard c.schema.softDelete else { throw .badRequest("The table '\(c.schema.name)' does not keep deleted items, so nothing can be undeleted.") }
+        let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
+        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+            guard var row = w.row(id: id) else { return .missing }
+            if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
+            guard row.deleted else { return .unchanged(row) }
+            let stamp = w.nextStamp()
+            row.deleted = false
+            row.updatedAt = stamp.updatedAt
+            row.version = stamp.version
+            w.put(row)
+            return .stored(row)
+        }
+        switch outcome {
+        case .stored(let row), .unchanged(let row):
+            return itemResponse(c.generation == .mobileServices ? 200 : 201, row, c, renderer: c.renderer)
+        default: return try answer(outcome, c, id: id)
+        }
+    }
+
+    // MARK: Shared
+
+    /// Protocol §6.3: a mismatching `If-Match` is a 412, a mismatching G2 body version a 409.
+    static func versionConflict(_ row: StoredRow, ifMatch: IfMatch?, bodyVersion: String?) -> WriteOutcome? {
+        let current = VersionText.encode(row.version)
+        switch ifMatch {
+        case .any: return nil
+        case .weak: return .conflict(row, status: 412)
+        case .version(let v): return v == current ? nil : .conflict(row, status: 412)
+        case nil:
+            if let bodyVersion, bodyVersion != current { return .conflict(row, status: 409) }
+            return nil
+        }
+    }
+
+    /// Responses for outcomes other than success: 404, or 409/412 with the server's row.
+    func answer(_ outcome: WriteOutcome, _ c: RequestContext, id: String? = nil) throws(ServiceError) -> HTTPResponse {
+        switch outcome {
+        case .missing: throw .notFound("The item '\(id ?? "")' does not exist.")
+        case .conflict(let row, let status): return itemResponse(status, row, c, renderer: .conflict(c.generation))
+        case .stored(let row), .unchanged(let row): return itemResponse(200, row, c, renderer: c.renderer)
+        }
+    }
+
+    /// One item with its ETag: always in G2 and for 409/412; in G1 when the body shows `__version`.
+    func itemResponse(_ status: Int, _ row: StoredRow, _ c: RequestContext, renderer: RowRenderer) -> HTTPResponse {
+        let schema = storage.schema(c.schema.name) ?? c.schema
+        let body = renderer.render(row, schema: schema)
+        var response = json(status, body)
+        if c.generation == .mobileApps || status == 409 || status == 412 || body["__version"] != nil {
+            response.headers.set(name: "ETag", value: RowRenderer.etag(row))
+        }
+        return response
+    }
+
+    /// Runs a conditional write; storage failures become 503 (nothing was acknowledged).
+    func write(_ table: String, _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome) throws(ServiceError) -> WriteOutcome {
+        do {
+            return try storage.write(table) { w in try body(&w) }
+        } catch let e as ServiceError {
+            throw e
+        } catch {
+            throw ServiceError(503, "The storage is unavailable: \(error).")
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// What a server operator chooses (see `todo-server --help`).
+public struct ServiceConfiguration: Sendable {
+    /// When set, every non-OPTIONS request must carry it as X-ZUMO-APPLICATION (protocol §3.8).
+    public var appKey: String?
+    /// Tables created at start (with soft delete), matched ignoring case.
+    public var tables: [String] = ["todoitem"]
+    /// A POST insert to a valid but unknown table name creates the table (protocol §3.1.2).
+    public var dynamicTables = false
+    /// P: rows per page without `$top` (1…1000).
+    public var pageSize = 50
+    public var servesMobileServices = true
+    public var servesMobileApps = true
+    /// Base URL for `Location` and `Link` behind a reverse proxy; else `http://<Host>`.
+    public var publicURL: String?
+    /// Origins that get CORS headers (none by default).
+    public var allowedOrigins: [String] = []
+    public var serverVersion = "todo-server/0.1.0"
+
+    public init() {}
+}

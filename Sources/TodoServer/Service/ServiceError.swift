@@ -1,0 +1,32 @@
+import TableProtocol
+import TodoModel
+
+/// A request that fails: its status, a message for people, and what the response needs.
+/// Thrown inside the service; `TableService` turns it into the generation's error body (§3.5).
+struct ServiceError: Error {
+    var status: Int
+    var message: String
+    /// The error-body form; nil means "the request's generation" (or G2 before it is known).
+    var form: Generation?
+    var allow: String?
+
+    init(_ status: Int, _ message: String, form: Generation? = nil, allow: String? = nil) {
+        self.status = status
+        self.message = message
+        self.form = form
+        self.allow = allow
+    }
+
+    static func badRequest(_ message: String) -> ServiceError { ServiceError(400, message) }
+    static func notFound(_ message: String) -> ServiceError { ServiceError(404, message) }
+}
+
+enum ErrorBody {
+    /// G1: `{"code": <status>, "error": "Error: <message>"}`; G2: `{"error": "<message>"}`.
+    static func json(status: Int, message: String, generation: Generation) -> JSONValue {
+        switch generation {
+        case .mobileServices: return ["code": .number(Double(status)), "error": .string("Error: " + message)]
+        case .mobileApps: return ["error": .string(message)]
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import TableProtocol
+import TodoBasics
+import TodoModel
+
+/// The whole table protocol as one function from request to response (protocol.md), so every
+/// rule is testable without a socket. Checks run in the order of protocol §3.6; the first failure
+/// decides the response. Every bad input is a 4xx, never a 500.
+public final class TableService: Sendable {
+    let configuration: ServiceConfiguration
+    let storage: TableStorage
+    let ids: IDGenerator
+
+    public init(configuration: ServiceConfiguration, storage: TableStorage, ids: IDGenerator = .live) throws {
+        self.configuration = configuration
+        self.storage = storage
+        self.ids = ids
+        for table in configuration.tables { try storage.createTable(table, softDelete: true) }
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var generation: Generation? = nil
+        var response: HTTPResponse
+        do {
+            response = try handle(request, &generation)
+        } catch {
+            let form = error.form ?? generation ?? .mobileApps
+            response = json(error.status, ErrorBody.json(status: error.status, message: error.message, generation: form))
+            if let allow = error.allow { response.headers.set(name: "Allow", value: allow) }
+        }
+        finish(&response, request)
+        return response
+    }
+
+    /// The response for an error found before the service runs (malformed HTTP, limits, timeouts).
+    public func errorResponse(status: Int, message: String) -> HTTPResponse {
+        var response = json(status, ErrorBody.json(status: status, message: message, generation: .mobileApps))
+        finish(&response, nil)
+        return response
+    }
+
+    private func handle(_ request: HTTPRequest, _ generation: inout Generation?) throws(ServiceError) -> HTTPResponse {
+        let target: HTTPRequestTarget
+        do { target = try HTTPRequestTarget(parsing: request.target) } catch {
+            throw ServiceError(400, "The request target is invalid: \(error.message)", form: .mobileApps)
+        }
+        if request.method == "OPTIONS" { return options(request) }
+        guard let route = Route(target) else {
+            throw ServiceError(404, "No route for '\(target.path)'; tables are at /tables/{table}.", form: .mobileApps)
+        }
+        let gen = try GenerationSelector.select(target.queryItems, request.headers, configuration)
+        generation = gen
+        if let key = configuration.appKey, !AppKeyCheck.matches(request.headers["X-ZUMO-APPLICATION"], key) {
+            throw ServiceError(401, "Unauthorized")
+        }
+        let schema = try table(route, request)
+        let operation = try Self.operation(request.method, route, gen)
+        var id: String? = nil
+        if let raw = route.id {
+            if let problem = ItemID.problem(raw) { throw .badRequest("Invalid id in the URL: \(problem).") }
+            id = raw
+        }
+        let query = try QueryParameters.parse(target.queryItems, generation: gen, byID: id != nil)
+        let context = RequestContext(request: request, target: target, generation: gen, schema: schema, query: query,
+                                     baseURL: baseURL(request))
+        switch operation {
+        case .query: return try runQuery(context)
+        case .insert: return try insert(context)
+        case .read: return try read(context, id: id!)
+        case .update: return try update(context, id: id)
+        case .delete: return try delete(context, id: id!)
+        case .undelete: return try undelete(context, id: id!)
+        }
+    }
+
+    /// Check 7: the table, matched ignoring case; with dynamic tables a POST insert creates it.
+    private func table(_ route: Route, _ request: HTTPRequest) throws(ServiceError) -> TableSchema {
+        if let schema = storage.schema(route.table) { return schema }
+        if configuration.dynamicTables, request.method == "POST", route.id == nil, ItemBody.isIdentifier(route.table) {
+            do { try storage.createTable(route.table, softDelete: true) } catch {
+                throw ServiceError(503, "The table '\(route.table)' could not be created: \(error).")
+            }
+            if let schema = storage.schema(route.table) { return schema }
+        }
+        throw .notFound("The table '\(route.table)' does not exist.")
+    }
+
+    enum Operation { case query, insert, read, update, delete, undelete }
+
+    /// Check 8: the method on the route (protocol §5.1).
+    static func operation(_ method: String, _ route: Route, _ generation: Generation) throws(ServiceError) -> Operation {
+        if route.id == nil {
+            switch method {
+            case "GET": return .query
+            case "POST": return .insert
+            case "PATCH":
+                if generation == .mobileServices { throw .badRequest("An id is required in the URL to update an item.") }
+                return .update
+            default:
+                let allow = generation == .mobileServices ? "GET, POST, OPTIONS" : "GET, POST, PATCH, OPTIONS"
+                throw ServiceError(405, "The method \(method) is not allowed on a table.", allow: allow)
+            }
+        }
+        switch method {
+        case "GET": return .read
+        case "POST": return .undelete
+        case "PATCH": return .update
+        case "DELETE": return .delete
+        default: throw ServiceError(405, "The method \(method) is not allowed on an item.", allow: "GET, POST, PATCH, DELETE, OPTIONS")
+        }
+    }
+
+    private func options(_ request: HTTPRequest) -> HTTPResponse {
+        var response = HTTPResponse(status: 200)
+        response.headers.set(name: "Allow", value: "GET, POST, PATCH, DELETE, OPTIONS")
+        if let origin = request.headers["Origin"], configuration.allowedOrigins.contains(origin) {
+            response.headers.set(name: "Access-Control-Allow-Methods", value: "GET, POST, PATCH, DELETE, OPTIONS")
+            response.headers.set(name: "Access-Control-Allow-Headers", value: request.headers["Access-Control-Request-Headers"] ?? "")
+            response.headers.set(name: "Access-Control-Max-Age", value: "600")
+        }
+        return response
+    }
+
+    /// Headers every response carries (protocol §3.4, §3.7).
+    private func finish(_ response: inout HTTPResponse, _ request: HTTPRequest?) {
+        response.headers.set(name: "Cache-Control", value: "no-cache")
+        response.headers.set(name: "x-zumo-server-version", value: configuration.serverVersion)
+        if let origin = request?.headers["Origin"], configuration.allowedOrigins.contains(origin) {
+            response.headers.set(name: "Access-Control-Allow-Origin", value: origin)
+            if request?.method != "OPTIONS" {
+                response.headers.set(name: "Access-Control-Expose-Headers", value: "ETag, Link, Location")
+            }
+        }
+    }
+
+    func json(_ status: Int, _ body: JSONValue) -> HTTPResponse {
+        var response = HTTPResponse(status: status, body: body.compactBytes())
+        response.headers.set(name: "Content-Type", value: "application/json; charset=utf-8")
+        return response
+    }
+
+    /// The public base URL (protocol §3.1.5).
+    private func baseURL(_ request: HTTPRequest) -> String {
+        if let url = configuration.publicURL { return url }
+        return "http://" + (request.headers["Host"] ?? "127.0.0.1")
+    }
+}
+
+/// Everything an operation needs about its request.
+struct RequestContext {
+    var request: HTTPRequest
+    var target: HTTPRequestTarget
+    var generation: Generation
+    var schema: TableSchema
+    var query: QueryParameters
+    var baseURL: String
+
+    var renderer: RowRenderer {
+        RowRenderer(generation: generation, systemProperties: query.systemProperties, select: query.select)
+    }
+}

@@ -1,0 +1,141 @@
+import Glibc
+
+/// Group commit for one log file: writers that wait for durability share fsyncs.
+///
+/// Positions are log sequence numbers (LSN): bytes ever appended to the table's log, which keep
+/// growing across compactions (unlike file offsets). A writer appends under the table lock, notes
+/// its end LSN here, releases the table lock, then waits until `durable` reaches its LSN. One waiter
+/// at a time runs `fdatasync` for everything appended so far; the others sleep and usually find
+/// their bytes covered when it returns. So N concurrent writers cost about one fsync per round,
+/// not N, while no write returns before an fsync that began after its bytes were written.
+///
+/// After a failed fsync the kernel may have dropped the dirty pages, so whether the bytes are on
+/// disk is unknown: the table is poisoned (every later wait throws) until a restart replays the log.
+final class LogGroupCommit: @unchecked Sendable {
+    private let condition = StorageConditionLock()
+    // Guarded by `condition`.
+    private var fd: Int32
+    private var path: String
+    private var appended: UInt64 = 0
+    private var durable: UInt64 = 0
+    private var syncing = false
+    private var failure: StorageError?
+    private var syncs = 0
+
+    /// Takes ownership of `fd`: it is closed by `replaceFile`'s caller or on deinit.
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit {
+        if fd >= 0 { _ = Glibc.close(fd) }
+    }
+
+    /// The bytes up to `lsn` are in the file (written, maybe not yet on disk).
+    func noteAppended(through lsn: UInt64) {
+        condition.withLock { appended = max(appended, lsn) }
+    }
+
+    /// Returns once everything up to `lsn` is on stable storage; throws if that can no longer happen.
+    func waitDurable(through lsn: UInt64) throws(StorageError) {
+        if let failure = wait(through: lsn) { throw failure }
+    }
+
+    /// Like `waitDurable`, for readers: they return whatever happened (they have nothing to undo).
+    func waitVisible(through lsn: UInt64) {
+        _ = wait(through: lsn)
+    }
+
+    /// Stops all writes: `error` is what every later wait throws.
+    func fail(_ error: StorageError) {
+        condition.withLock {
+            if failure == nil { failure = error }
+            condition.broadcast()
+        }
+    }
+
+    var currentFailure: StorageError? { condition.withLock { failure } }
+
+    /// Bytes appended and bytes known durable (tests check a write returns only when they meet).
+    var positions: (appended: UInt64, durable: UInt64) { condition.withLock { (appended, durable) } }
+
+    /// How many fsyncs ran (to see group commit at work in benchmarks).
+    var syncCount: Int { condition.withLock { syncs } }
+
+    /// Switches to a new file whose contents, up to `lsn`, are already durable (compaction). Waits
+    /// for a running fsync of the old file to end first. Returns the old descriptor to close.
+    func replaceFile(fd newFD: Int32, path newPath: String, durableThrough lsn: UInt64) -> Int32 {
+        condition.lock()
+        defer { condition.unlock() }
+        while syncing { condition.wait() }
+        let old = fd
+        fd = newFD
+        path = newPath
+        durable = max(durable, lsn)
+        appended = max(appended, lsn)
+        condition.broadcast()
+        return old
+    }
+
+    private func wait(through lsn: UInt64) -> StorageError? {
+        condition.lock()
+        defer { condition.unlock() }
+        while durable < lsn {
+            if let failure { return failure }
+            if syncing {
+                condition.wait()
+                continue
+            }
+            syncing = true
+            let goal = appended, file = fd, filePath = path
+            condition.unlock()
+            var result: Int32
+            repeat { result = fdatasync(file) } while result != 0 && errno == EINTR
+            let code = errno
+            condition.lock()
+            syncing = false
+            syncs += 1
+            if result == 0 {
+                durable = max(durable, goal)
+            } else if failure == nil {
+                failure = StorageError(.unavailable, path: filePath,
+                                       "fsync failed (\(String(cString: strerror(code)))); "
+                                           + "writes to this table stop until the server restarts")
+            }
+            condition.broadcast()
+        }
+        return nil
+    }
+}
+
+/// A pthread mutex with a condition variable: the group commit has to sleep until an fsync ends,
+/// which `Mutex` cannot express.
+final class StorageConditionLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(cond, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Sleeps until `broadcast`; the caller holds the lock and holds it again on return.
+    func wait() { pthread_cond_wait(cond, mutex) }
+    func broadcast() { pthread_cond_broadcast(cond) }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,91 @@
+import Glibc
+import Synchronization
+import TodoBasics
+
+/// What the table lock guards: the in-memory table and the end of its log.
+struct TableLockedState {
+    let memory: TableMemory
+    var log: TableLogFile
+    /// Bytes ever appended to this table's log (see `LogGroupCommit`).
+    var lsn: UInt64 = 0
+    /// Row puts and removals in the current log file; compaction starts when they outnumber the
+    /// rows by `TableStorage.Tuning.compactionFactor`.
+    var rowEntries: Int
+    var compacting = false
+    /// After a failed compaction, wait for this many row entries before trying again.
+    var compactionRetryAt = 0
+}
+
+/// One table: its lock, its log and its group commit.
+///
+/// Writers hold the lock while their body runs and while their record is appended, and release it
+/// before waiting for the fsync, so the next writer can append while the previous one waits: that
+/// is what lets group commit batch them. Readers take the same lock briefly, then wait for the
+/// bytes behind what they saw to be durable, so no one is ever shown a write a crash could lose.
+final class StoredTable: Sendable {
+    let key: String
+    let path: String
+    let state: Mutex<TableLockedState>
+    let commit: LogGroupCommit
+
+    init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int) {
+        self.key = key
+        self.path = path
+        commit = LogGroupCommit(fd: log.fd, path: log.path)
+        state = Mutex(TableLockedState(memory: memory, log: log, rowEntries: rowEntries))
+    }
+
+    /// Reads under the lock, then waits until what was read is durable.
+    func read<T: Sendable>(_ body: (TableMemory) -> T) -> T {
+        let (value, lsn) = state.withLock { state in (body(state.memory), state.lsn) }
+        commit.waitVisible(through: lsn)
+        return value
+    }
+
+    func write<T>(counter: StorageVersionCounter, clock: Clock, tuning: TableStorage.Tuning,
+                  _ body: (inout TableWrite) throws -> T) throws -> T
+    {
+        var result: T?
+        var plan: CompactionPlan?
+        let lsn = try state.withLock { state throws -> UInt64 in
+            if let failure = commit.currentFailure { throw failure }
+            var write = TableWrite(memory: state.memory, counter: counter, clock: clock)
+            result = try body(&write)
+            let change = write.makeCommit()
+            if !change.isEmpty {
+                let line = TableLogFraming.line(try TableLogCoder.encode(.commit(change)))
+                do throws(StorageError) {
+                    try state.log.append(line)
+                } catch {
+                    if error.kind == .unavailable { commit.fail(error) }
+                    throw error
+                }
+                state.memory.apply(change)
+                state.lsn += UInt64(line.count)
+                state.rowEntries += change.puts.count + change.removals.count
+                commit.noteAppended(through: state.lsn)
+                plan = startCompactionIfDue(&state, counter: counter, tuning: tuning)
+            }
+            return state.lsn
+        }
+        // Also for a write that changed nothing: what its body saw must be durable before it answers.
+        do {
+            try commit.waitDurable(through: lsn)
+        } catch {
+            if let plan { abandon(nil, plan) }
+            throw error
+        }
+        if let plan { compact(plan) }
+        return result!
+    }
+
+    /// Makes everything appended durable, then stops all writes and closes the file.
+    func close() {
+        state.withLock { state in
+            commit.waitVisible(through: state.lsn)
+            commit.fail(StorageError(.unavailable, path: path, "the storage is closed"))
+            let old = commit.replaceFile(fd: -1, path: path, durableThrough: state.lsn)
+            if old >= 0 { _ = Glibc.close(old) }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import TodoModel
+
+/// The first record of every table log: which table, its settings, and where its counters stood
+/// when the file was started (so a compacted log still remembers stamps of rows it no longer holds).
+struct TableLogHeader: Equatable {
+    static let format = "todo-table-log"
+    static let formatVersion = 1
+
+    var table: String
+    var softDelete: Bool
+    var lastVersion: UInt64
+    var lastUpdatedAt: Int64
+}
+
+/// A (version, updatedAt) pair handed out by `TableWrite.nextStamp()`.
+struct TableStamp: Equatable {
+    var version: UInt64
+    var updatedAt: Int64
+}
+
+/// Everything one `write` changed: the unit of atomicity. A record is applied whole or not at all.
+struct TableCommit: Equatable {
+    /// The last stamp the write took; recorded even when no row carries it (hard deletes).
+    var stamp: TableStamp?
+    var columns: [(String, ColumnType?)] = []
+    var puts: [StoredRow] = []
+    /// Ids (any spelling) of rows removed by a hard delete.
+    var removals: [String] = []
+
+    var isEmpty: Bool { stamp == nil && columns.isEmpty && puts.isEmpty && removals.isEmpty }
+
+    static func == (a: TableCommit, b: TableCommit) -> Bool {
+        a.stamp == b.stamp && a.puts == b.puts && a.removals == b.removals
+            && a.columns.map(\.0) == b.columns.map(\.0) && a.columns.map(\.1) == b.columns.map(\.1)
+    }
+}
+
+enum TableLogRecord: Equatable {
+    case header(TableLogHeader)
+    case commit(TableCommit)
+}
+
+// MARK: - Encoding
+
+/// JSON of one record, written by hand around `JSONValue`'s writer so integers are exact decimal text
+/// and member order is fixed (sorted), making equal records byte-identical.
+enum TableLogCoder {
+    /// Integers beyond this cannot round-trip through the JSON parser's doubles.
+    static let maximumInteger: Int64 = 9_007_199_254_740_992
+
+    static func encode(_ record: TableLogRecord) throws(StorageError) -> [UInt8] {
+        var w = RecordWriter()
+        switch record {
+        case .header(let h):
+            w.raw(#"{"format":"#); w.string(TableLogHeader.format)
+            w.raw(#","formatVersion":"#); try w.integer(TableLogHeader.formatVersion)
+            w.raw(#","lastUpdatedAt":"#); try w.integer(h.lastUpdatedAt)
+            w.raw(#","lastVersion":"#); try w.integer(h.lastVersion)
+            w.raw(#","softDelete":"#); w.bool(h.softDelete)
+            w.raw(#","table":"#); w.string(h.table)
+            w.raw("}")
+        case .commit(let c):
+            w.raw("{")
+            var first = true
+            func member(_ name: String) {
+                w.raw(first ? "\"" + name + "\":" : ",\"" + name + "\":")
+                first = false
+            }
+            if !c.columns.isEmpty {
+                member("columns")
+                var types: [String: JSONValue] = [:]
+                for (name, type) in c.columns { types[name] = type.map { .string($0.rawValue) } ?? .null }
+                w.json(.object(types))
+            }
+            if !c.removals.isEmpty {
+                member("delete")
+                w.json(.array(c.removals.map { .string($0) }))
+            }
+            if !c.puts.isEmpty {
+                member("put")
+                w.raw("[")
+                for (i, row) in c.puts.enumerated() {
+                    if i > 0 { w.raw(",") }
+                    try encodeRow(row, &w)
+                }
+                w.raw("]")
+            }
+            if let s = c.stamp {
+                member("stamp")
+                w.raw(#"{"updatedAt":"#); try w.integer(s.updatedAt)
+                w.raw(#","version":"#); try w.integer(s.version)
+                w.raw("}")
+            }
+            w.raw("}")
+        }
+        return w.bytes
+    }
+
+    private static func encodeRow(_ row: StoredRow, _ w: inout RecordWriter) throws(StorageError) {
+        w.raw(#"{"createdAt":"#); try w.integer(row.createdAt)
+        w.raw(#","deleted":"#); w.bool(row.deleted)
+        w.raw(#","id":"#); w.string(row.id)
+        w.raw(#","updatedAt":"#); try w.integer(row.updatedAt)
+        w.raw(#","values":"#); w.json(.object(row.columns))
+        w.raw(#","version":"#); try w.integer(row.version)
+        w.raw("}")
+    }
+}
+
+/// Appends JSON pieces to a byte buffer.
+private struct RecordWriter {
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(256) }
+
+    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    mutating func string(_ s: String) { bytes.append(contentsOf: JSONValue.string(s).compactBytes()) }
+    mutating func json(_ value: JSONValue) { bytes.append(contentsOf: value.compactBytes()) }
+    mutating func bool(_ b: Bool) { raw(b ? "true" : "false") }
+
+    mutating func integer(_ value: some BinaryInteger) throws(StorageError) {
+        guard value <= TableLogCoder.maximumInteger && value >= -TableLogCoder.maximumInteger else {
+            throw StorageError(.invalidValue, "\(value) is beyond ±2^53 and cannot be stored exactly")
+        }
+        raw(String(value))
+    }
+}

@@ -1,0 +1,61 @@
+import Glibc
+import TodoBasics
+
+/// Opening a data directory: take its lock, clear unfinished temporary files, replay every log.
+extension TableStorage {
+    static let lockFileName = "LOCK"
+
+    static func acquireLock(_ directory: String, _ tuning: Tuning) throws -> StoreLock {
+        let path = directory.appendingPath(lockFileName)
+        do {
+            return try StoreLock.acquire(at: path, command: "todo-server", waitMilliseconds: tuning.lockWaitMilliseconds)
+        } catch let held as StoreLock.Held {
+            let holder = held.pid.map { " by process \($0)" + (held.command.map { " (\($0))" } ?? "") } ?? ""
+            throw StorageError(.locked, path: path, "the data directory is in use\(holder)")
+        }
+    }
+
+    static func recoverTables(_ directory: String, _ fs: LocalFileSystem) throws -> [String: StoredTable] {
+        let names: [String]
+        do {
+            names = try fs.listDirectory(directory) ?? []
+        } catch {
+            throw StorageError(.io, path: directory, "cannot list the data directory: \(error.reason)")
+        }
+        var removedTemporary = false
+        for name in names where name.hasSuffix(TableLogFile.temporarySuffix) {
+            let path = directory.appendingPath(name)
+            _ = try TableLogFile.retrying("remove", path) { unlink(path) }
+            removedTemporary = true
+        }
+        if removedTemporary { try TableLogFile.syncDirectory(directory) }
+
+        var handles: [String: StoredTable] = [:]
+        for name in names.sorted() where name.hasSuffix(TableLogFile.suffix) {
+            let key = String(name.dropLast(TableLogFile.suffix.count))
+            let path = directory.appendingPath(name)
+            guard isValidTableName(key), key == key.lowercased() else {
+                throw StorageError(.corrupt, path: path, "not a table log name (expected <lower-case table name>.log)")
+            }
+            handles[key] = try recoverTable(key: key, path: path, fs)
+        }
+        return handles
+    }
+
+    private static func recoverTable(key: String, path: String, _ fs: LocalFileSystem) throws -> StoredTable {
+        let bytes: [UInt8]
+        do {
+            guard let read = try fs.readFile(path) else { throw StorageError(.io, path: path, "the log disappeared") }
+            bytes = read
+        } catch let error as FileSystemError {
+            throw StorageError(.io, path: path, "cannot read: \(error.reason)")
+        }
+        let replayed = try TableLogReader.replay(bytes, path: path)
+        guard replayed.memory.schema.name.lowercased() == key else {
+            throw StorageError(.corrupt, path: path, offset: 0,
+                               "the header names table '\(replayed.memory.schema.name)', not '\(key)'")
+        }
+        let log = try TableLogFile.open(path: path, validLength: replayed.validLength)
+        return StoredTable(key: key, path: path, memory: replayed.memory, log: log, rowEntries: replayed.rowEntries)
+    }
+}

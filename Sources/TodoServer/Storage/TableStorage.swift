@@ -1,0 +1,197 @@
+import Glibc
+import Synchronization
+import TodoBasics
+
+// On-disk format of the server's data directory (format version 1).
+//
+// The data directory holds `LOCK` (an flock(2) lock file naming the running server, so two servers
+// never share a directory; the kernel drops it when the process dies) and one append-only log per
+// table, `<table name in lower case>.log`. A log is a sequence of records, one per line:
+// `<CRC-32 of the JSON as 8 lower-case hex digits> <compact JSON object>\n`. The first record is a
+// header, `{"format":"todo-table-log","formatVersion":1,"lastUpdatedAt":…,"lastVersion":…,
+// "softDelete":…,"table":"<configured spelling>"}`. Every later record is one committed write,
+// applied whole or not at all: `{"columns":{"<name>":"string"|"number"|"boolean"|null},
+// "delete":["<id>"],"put":[<row>],"stamp":{"updatedAt":…,"version":…}}`, each member optional,
+// where a row is `{"createdAt":…,"deleted":…,"id":"…","updatedAt":…,"values":{…},"version":…}`
+// with dates in Unix milliseconds and the version as the integer of the server-wide counter. On
+// start the server replays every log into memory; the version counter resumes after the largest
+// version any log mentions, and each table's updatedAt after its largest updatedAt (hard deletes
+// keep their stamp in the log for that reason). A record that is cut short or fails its CRC at the
+// end of a log is what a crash during an append leaves: it was never acknowledged and is cut off.
+// A damaged record followed by a whole one, or a record that does not decode, stops the server with
+// an error naming the file and byte offset; nothing is ever reset. When a log holds more than twice
+// as many row records as the table has rows (and at least 20,000), it is compacted: the live table
+// is written to `<table>.log.tmp`, fsynced, and renamed over the log, then the directory is fsynced;
+// a `.tmp` file found on start is an unfinished compaction or table creation and is deleted.
+
+/// The durable storage of the table server: every table in memory, every write in an fsynced log.
+///
+/// Writes to one table are serialised by its lock and made durable by group commit (see
+/// `LogGroupCommit`); tables are independent of each other except for the shared version counter.
+/// Reads are served from memory and never see a write that is not yet durable.
+public final class TableStorage: Sendable {
+    /// Knobs that tests turn down; the defaults suit the server.
+    struct Tuning: Sendable {
+        var compactionFactor = 2
+        var compactionMinimumRows = 10_000
+        var lockWaitMilliseconds = 1_000
+    }
+
+    public let directory: String
+    let clock: Clock
+    let tuning: Tuning
+    let counter: StorageVersionCounter
+    private let tables: Mutex<[String: StoredTable]>
+    private let lock: Mutex<StoreLock?>
+
+    /// Opens (creating if missing) a data directory and recovers every table: a torn last record
+    /// after a crash is cut off; anything else unreadable is an error naming the file and offset.
+    public convenience init(directory: String, clock: Clock = .live) throws {
+        try self.init(directory: directory, clock: clock, tuning: Tuning())
+    }
+
+    init(directory: String, clock: Clock, tuning: Tuning) throws {
+        self.directory = directory
+        self.clock = clock
+        self.tuning = tuning
+        let fs = LocalFileSystem()
+        let existed = fs.isDirectory(directory)
+        do {
+            try fs.createDirectory(directory)
+        } catch {
+            throw StorageError(.io, path: directory, "cannot create the data directory: \(error.reason)")
+        }
+        if !existed { try TableLogFile.syncDirectory(directory.parentPath) }
+        let storeLock = try Self.acquireLock(directory, tuning)
+        let handles = try Self.recoverTables(directory, fs)
+        counter = StorageVersionCounter(last: handles.values.map { $0.state.withLock { $0.memory.lastVersion } }.max() ?? 0)
+        tables = Mutex(handles)
+        lock = Mutex(storeLock)
+    }
+
+    /// Configured spellings of all tables, sorted.
+    public func tableNames() -> [String] {
+        let handles = tables.withLock { Array($0.values) }
+        return handles.map { $0.read { $0.schema.name } }.sorted()
+    }
+
+    /// The table's schema; the name is matched ignoring case.
+    public func schema(_ table: String) -> TableSchema? {
+        handle(table)?.read { $0.schema }
+    }
+
+    /// Creates a table durably; a no-op when one with this name in any case exists.
+    public func createTable(_ name: String, softDelete: Bool) throws {
+        guard Self.isValidTableName(name) else {
+            throw StorageError(.invalidTableName, "'\(name)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
+        }
+        if lock.withLock({ $0 == nil }) { throw StorageError(.unavailable, path: directory, "the storage is closed") }
+        try tables.withLock { tables throws in
+            let key = name.lowercased()
+            if tables[key] != nil { return }
+            let path = directory.appendingPath(key + TableLogFile.suffix)
+            let header = TableLogHeader(table: name, softDelete: softDelete, lastVersion: counter.current, lastUpdatedAt: 0)
+            var file = try TableLogFile.createTemporary(for: path)
+            do {
+                try file.append(TableLogFraming.line(try TableLogCoder.encode(.header(header))))
+                try file.sync()
+                try file.install(as: path)
+            } catch {
+                file.close()
+                throw error
+            }
+            let memory = TableMemory(schema: TableSchema(name: name, softDelete: softDelete),
+                                     lastVersion: header.lastVersion, lastUpdatedAt: 0)
+            tables[key] = StoredTable(key: key, path: path, memory: memory, log: file, rowEntries: 0)
+        }
+    }
+
+    // MARK: - Reads (any thread; each call sees one consistent, durable state)
+
+    /// The row with this id ignoring case, soft-deleted rows included.
+    public func row(_ table: String, id: String) -> StoredRow? {
+        handle(table)?.read { $0.row(key: StoredRowKey(id: id)) }
+    }
+
+    /// Every row, in (updatedAt, id) order. O(table): for general queries.
+    public func allRows(_ table: String) -> [StoredRow] {
+        handle(table)?.read { $0.order.allRows() } ?? []
+    }
+
+    /// Rows with updatedAt > `after` (>= when `inclusive`; all rows when nil), ascending by
+    /// (updatedAt, id by Unicode scalars), at most `limit`, optionally skipping deleted ones.
+    /// Costs O(log n + returned rows + skipped deleted rows): this serves the incremental pull.
+    public func rows(_ table: String, updatedAfter after: Int64?, inclusive: Bool, includeDeleted: Bool,
+                     limit: Int) -> [StoredRow]
+    {
+        scanRows(table, updatedAfter: after, inclusive: inclusive, includeDeleted: includeDeleted, limit: limit).rows
+    }
+
+    /// `rows(…)` plus how many index entries it examined (tests check it does not grow with the table).
+    func scanRows(_ table: String, updatedAfter after: Int64?, inclusive: Bool, includeDeleted: Bool,
+                  limit: Int) -> (rows: [StoredRow], examined: Int)
+    {
+        guard limit > 0, let handle = handle(table) else { return ([], 0) }
+        return handle.read { memory in
+            var rows: [StoredRow] = []
+            let examined = memory.order.scan(after: after, inclusive: inclusive) { row in
+                if includeDeleted || !row.deleted { rows.append(row) }
+                return rows.count < limit
+            }
+            return (rows, examined)
+        }
+    }
+
+    public func rowCount(_ table: String, includeDeleted: Bool) -> Int {
+        handle(table)?.read { $0.rowCount(includeDeleted: includeDeleted) } ?? 0
+    }
+
+    // MARK: - Writes
+
+    /// Runs `body` under the table's write lock and makes its changes durable (fsync) before
+    /// returning. If `body` throws, nothing is written and the error is rethrown. Concurrent
+    /// writers to one table are serialised and share fsyncs; different tables proceed in parallel.
+    /// `body` reads through its `TableWrite`: calling this storage's methods for the same table
+    /// from inside it would wait for the lock it holds.
+    public func write<T>(_ table: String, _ body: (inout TableWrite) throws -> T) throws -> T {
+        guard let handle = handle(table) else {
+            throw StorageError(.noSuchTable, "no table named '\(table)'")
+        }
+        return try handle.write(counter: counter, clock: clock, tuning: tuning, body)
+    }
+
+    /// Makes every write durable, closes the logs and releases the directory lock. Later writes
+    /// throw; reads still answer from memory. Also happens, less promptly, on deinit.
+    public func close() {
+        for handle in tables.withLock({ Array($0.values) }) { handle.close() }
+        lock.withLock { held in
+            held?.release()
+            held = nil
+        }
+    }
+
+    /// Rewrites the table's log to hold just its live rows (normally automatic, see `Tuning`).
+    func compact(_ table: String) {
+        handle(table)?.compactNow(counter: counter)
+    }
+
+    /// fsyncs run so far over all tables (group commit makes this far smaller than the writes).
+    var syncCount: Int { tables.withLock { Array($0.values) }.reduce(0) { $0 + $1.commit.syncCount } }
+
+    /// The table named `table` ignoring ASCII case (names outside the table name syntax match none).
+    func handle(_ table: String) -> StoredTable? {
+        guard Self.isValidTableName(table) else { return nil }
+        return tables.withLock { $0[table.lowercased()] }
+    }
+
+    /// Protocol §3.1.2: 1 to 128 characters of `[A-Za-z_][A-Za-z0-9_]*`.
+    public static func isValidTableName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...128).contains(bytes.count) else { return false }
+        for (i, b) in bytes.enumerated() {
+            let letter = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
+            guard letter || (i > 0 && b >= 0x30 && b <= 0x39) else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,87 @@
+import Testing
+import TableProtocol
+import TodoBasics
+import TodoModel
+import TodoTestSupport
+@testable import TodoServer
+
+/// A real `todo-server` stack (storage in a temp folder, the service, the socket loop on
+/// 127.0.0.1:0) and a client that speaks raw HTTP to it, as the conformance checklist asks.
+final class TableServerHarness: @unchecked Sendable {
+    let directory = TempDirectory("todo-server-test")
+    let storage: TableStorage
+    let service: TableService
+    let server: HTTPServer
+    let port: Int
+
+    /// Fixed columns of the checklist's `todoitem`: text, complete, priority, note.
+    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in }, softDelete: Bool = true) throws {
+        var config = ServiceConfiguration()
+        configure(&config)
+        storage = try TableStorage(directory: directory.sub("data"))
+        service = try TableService(configuration: config, storage: storage)
+        let service = self.service
+        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
+                            respond: { service.respond(to: $0) },
+                            errorResponse: { service.errorResponse(status: $0, message: $1) },
+                            log: { _ in })
+        port = try server.start()
+        // The checklist's columns: text (string), complete (boolean), priority (number), note (string).
+        if storage.schema("todoitem") != nil {
+            try storage.write("todoitem") { w in
+                for (name, type) in [("text", ColumnType.string), ("complete", .boolean), ("priority", .number), ("note", .string)] {
+                    w.setColumnType(name, type)
+                }
+            }
+        }
+    }
+
+    deinit {
+        server.stop()
+        directory.remove()
+    }
+
+    struct Reply: CustomStringConvertible {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var json: JSONValue? { try? JSONValue.parse(body) }
+        var object: [String: JSONValue] { json?.objectValue ?? [:] }
+        var array: [JSONValue] { json?.arrayValue ?? [] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var description: String { "\(status) \(text)" }
+    }
+
+    /// One request on a fresh connection. `g2` adds `ZUMO-API-VERSION: 2.0.0`.
+    @discardableResult
+    func send(_ method: String, _ target: String, g2: Bool = true, headers: [(String, String)] = [],
+              body: String? = nil) throws -> Reply {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        if g2 { head += "ZUMO-API-VERSION: 2.0.0\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let bytes = Array((body ?? "").utf8)
+        if body != nil { head += "Content-Length: \(bytes.count)\r\n" }
+        head += "Connection: close\r\n\r\n"
+        let client = try RawHTTPClient(port: port)
+        defer { client.close() }
+        try client.send(Array(head.utf8) + bytes)
+        let response = try client.readResponse(method: method)
+        let reply = Reply(status: response.status, headers: response.headers, body: response.body)
+        // Checklist 138: no request ever answers 500.
+        if reply.status >= 500 { Issue.record("\(method) \(target) answered \(reply)") }
+        return reply
+    }
+
+    /// Inserts an item (G2) and returns the server's copy.
+    @discardableResult
+    func insert(_ json: String, table: String = "todoitem") throws -> [String: JSONValue] {
+        let reply = try send("POST", "/tables/\(table)", body: json)
+        precondition(reply.status == 201, "setup insert failed: \(reply)")
+        return reply.object
+    }
+}
+
+extension Array where Element == JSONValue {
+    /// The `id`s of rows, in order.
+    var ids: [String] { compactMap { $0["id"]?.stringValue } }
+}

@@ -1,0 +1,164 @@
+import Testing
+import TodoBasics
+import TodoModel
+@testable import TodoServer
+
+@Suite struct TableStorageTests {
+    @Test func rowsRoundTripAndIdsIgnoreCase() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        let storage = try dir.open()
+        defer { storage.close() }
+        try storage.createTable("TodoItem", softDelete: true)
+        let stored = try storage.putTestRow("todoitem", "Abc", ["text": "milk", "done": false, "n": 2.5, "note": nil])
+
+        #expect(storage.row("TODOITEM", id: "aBC") == stored)
+        #expect(storage.row("todoitem", id: "Abc")?.id == "Abc")
+        #expect(storage.row("todoitem", id: "other") == nil)
+        #expect(storage.allRows("todoitem") == [stored])
+        #expect(storage.rowCount("todoitem", includeDeleted: true) == 1)
+        #expect(storage.row("nosuch", id: "Abc") == nil)
+        #expect(storage.allRows("nosuch").isEmpty)
+    }
+
+    @Test func everythingSurvivesARestart() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        var storage = try dir.open()
+        try storage.createTable("TodoItem", softDelete: true)
+        try storage.createTable("Plain", softDelete: false)
+        let a = try storage.putTestRow("todoitem", "A", ["text": "unicode ☃ \"quoted\"\n", "big": 1e300, "neg": -0.125])
+        let b = try storage.putTestRow("todoitem", "B", ["text": "gone"], deleted: true)
+        _ = try storage.putTestRow("todoitem", "C", ["text": "hard"])
+        try storage.hardDeleteTestRow("todoitem", "c")
+        let p = try storage.putTestRow("plain", "x", [:])
+        let schema = storage.schema("todoitem")
+        storage.close()
+
+        storage = try dir.open()
+        defer { storage.close() }
+        #expect(storage.tableNames() == ["Plain", "TodoItem"])
+        #expect(storage.schema("TODOITEM") == schema)
+        #expect(storage.schema("plain") == TableSchema(name: "Plain", softDelete: false))
+        #expect(storage.allRows("todoitem") == [a, b])
+        #expect(storage.row("todoitem", id: "c") == nil)
+        #expect(storage.allRows("plain") == [p])
+        #expect(storage.rowCount("todoitem", includeDeleted: false) == 1)
+        #expect(storage.rowCount("todoitem", includeDeleted: true) == 2)
+    }
+
+    @Test func schemaLearnsColumnsAndTheirFirstNonNullType() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        let storage = try dir.open()
+        defer { storage.close() }
+        try storage.createTable("t", softDelete: true)
+        try storage.putTestRow("t", "1", ["a": nil, "b": "x", "c": 1, "d": true])
+        let untyped: ColumnType? = nil
+        #expect(storage.schema("t")?.columns == ["a": untyped, "b": .string, "c": .number, "d": .boolean])
+        try storage.putTestRow("t", "2", ["a": 3, "b": 5])  // storage does not judge types: the service does
+        #expect(storage.schema("t")?.columns == ["a": .number, "b": .string, "c": .number, "d": .boolean])
+        try storage.write("t") { w in
+            w.setColumnType("e", nil)
+            w.setColumnType("b", .boolean)
+            #expect(w.schema.columns["e"] == .some(nil))
+        }
+        #expect(storage.schema("t")?.columns["b"] == .boolean)
+        #expect(storage.schema("t")?.columns["e"] == .some(nil))
+    }
+
+    @Test func aBodyThatThrowsWritesNothing() throws {
+        struct Refused: Error {}
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        var storage = try dir.open()
+        try storage.createTable("t", softDelete: true)
+        let kept = try storage.putTestRow("t", "keep", ["n": 1])
+        let logSize = StorageTestDirectory.read(dir.log("t")).count
+        #expect(throws: Refused.self) {
+            try storage.write("t") { w in
+                let (v, u) = w.nextStamp()
+                w.put(StoredRow(id: "new", columns: ["x": 1], createdAt: u, updatedAt: u, version: v))
+                w.remove(id: "keep")
+                w.setColumnType("x", .string)
+                #expect(w.row(id: "NEW") != nil && w.row(id: "keep") == nil)
+                throw Refused()
+            }
+        }
+        #expect(storage.allRows("t") == [kept])
+        #expect(storage.schema("t")?.columns["x"] == nil)
+        #expect(StorageTestDirectory.read(dir.log("t")).count == logSize)
+        storage.close()
+        storage = try dir.open()
+        defer { storage.close() }
+        #expect(storage.allRows("t") == [kept])
+    }
+
+    @Test func aWriteSeesItsOwnChangesAndIsAppliedWhole() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        let storage = try dir.open()
+        defer { storage.close() }
+        try storage.createTable("t", softDelete: true)
+        try storage.putTestRow("t", "old", [:])
+        let rows = try storage.write("t") { w -> [StoredRow] in
+            var made: [StoredRow] = []
+            for id in ["b", "a", "c"] {
+                let (v, u) = w.nextStamp()
+                let row = StoredRow(id: id, columns: ["name": .string(id)], createdAt: u, updatedAt: u, version: v)
+                w.put(row)
+                made.append(row)
+            }
+            w.remove(id: "OLD")
+            w.remove(id: "c")
+            #expect(w.row(id: "A") == made[1] && w.row(id: "c") == nil && w.row(id: "old") == nil)
+            return Array(made[0...1])
+        }
+        #expect(storage.allRows("t") == rows)
+    }
+
+    @Test func writesAndNamesAreChecked() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        let storage = try dir.open()
+        defer { storage.close() }
+        #expect(throws: StorageError.self) { try storage.write("missing") { _ in } }
+        for bad in ["", "1abc", "a-b", "a b", "é", String(repeating: "a", count: 129), "../x"] {
+            #expect(throws: StorageError.self) { try storage.createTable(bad, softDelete: true) }
+        }
+        try storage.createTable("_Ok_1", softDelete: false)
+        try storage.createTable("_OK_1", softDelete: true)  // exists in another case: no-op
+        #expect(storage.tableNames() == ["_Ok_1"])
+        #expect(storage.schema("_ok_1")?.softDelete == false)
+        let error = #expect(throws: StorageError.self) {
+            try storage.write("_ok_1") { w in
+                w.put(StoredRow(id: "x", columns: [:], createdAt: 0, updatedAt: Int64.max, version: 1))
+            }
+        }
+        #expect(error?.kind == .invalidValue)
+    }
+
+    @Test func aSecondOpenOfTheSameDirectoryIsRefused() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        let storage = try dir.open()
+        var tuning = TableStorage.Tuning()
+        tuning.lockWaitMilliseconds = 0
+        let error = #expect(throws: StorageError.self) { try dir.open(tuning: tuning) }
+        #expect(error?.kind == .locked)
+        try storage.createTable("t", softDelete: true)
+        storage.close()
+        #expect(throws: StorageError.self) { try storage.write("t") { _ in } }
+        #expect(throws: StorageError.self) { try storage.createTable("u", softDelete: true) }
+        try dir.open(tuning: tuning).close()
+        // Dropping the last reference releases the directory too.
+        do {
+            let dropped = try dir.open(tuning: tuning)
+            try dropped.createTable("t", softDelete: true)
+            try dropped.putTestRow("t", "kept")
+        }
+        let reopened = try dir.open(tuning: tuning)
+        defer { reopened.close() }
+        #expect(reopened.row("t", id: "kept") != nil)
+    }
+}
