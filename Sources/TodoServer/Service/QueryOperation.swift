@@ -27,14 +27,25 @@ extension TableService {
         var rows: [StoredRow]
         var count: Int? = nil
         var more = false
+        let order = (options.orderBy ?? .byID).withIDTieBreak
         if !countAll, let shape = PullShape.recognise(filter: options.filter, orderBy: options.orderBy) {
             rows = pullPage(c.schema.name, shape, includeDeleted: c.query.includeDeleted, skip: skip, limit: top + 1)
+        } else if order == .byID {
+            // The default order: walk the id index, no sort; a count needs the whole walk.
+            var matched = 0
+            rows = []
+            storage.forEachRowInIDOrder(c.schema.name) { row in
+                guard c.query.includeDeleted || !row.deleted, options.filter?.matches(RowValues(row: row)) ?? true else { return true }
+                if matched >= skip && rows.count <= top { rows.append(row) }
+                matched += 1
+                return countAll || rows.count <= top
+            }
+            if countAll { count = matched }
         } else {
             var matching = storage.allRows(c.schema.name).filter { row in
                 (c.query.includeDeleted || !row.deleted) && (options.filter?.matches(RowValues(row: row)) ?? true)
             }
             if countAll { count = matching.count }
-            let order = (options.orderBy ?? .byID).withIDTieBreak
             let keyed = matching.map { (order.keyValues(of: RowValues(row: $0)), $0) }
             matching = keyed.sorted { order.compare($0.0, $1.0) < 0 }.map(\.1)
             rows = Array(matching.dropFirst(min(skip, matching.count)).prefix(top + 1))

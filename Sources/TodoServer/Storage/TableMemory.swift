@@ -8,6 +8,7 @@ final class TableMemory: @unchecked Sendable {
     private(set) var schema: TableSchema
     private(set) var rows: [StoredRowKey: StoredRow] = [:]
     private(set) var order = UpdatedAtIndex()
+    private(set) var idOrder = IDOrderIndex()
     private(set) var deletedCount = 0
     /// The largest updatedAt ever assigned in this table, hard deletes included (§4.6.1).
     private(set) var lastUpdatedAt: Int64
@@ -33,6 +34,12 @@ final class TableMemory: @unchecked Sendable {
         if let old = rows.updateValue(row, forKey: key) {
             order.remove(old)
             if old.deleted { deletedCount -= 1 }
+            if !old.id.utf8.elementsEqual(row.id.utf8) {
+                idOrder.remove(old.id)
+                idOrder.insert(row.id)
+            }
+        } else {
+            idOrder.insert(row.id)
         }
         order.insert(row)
         if row.deleted { deletedCount += 1 }
@@ -43,6 +50,7 @@ final class TableMemory: @unchecked Sendable {
     func remove(key: StoredRowKey) {
         guard let old = rows.removeValue(forKey: key) else { return }
         order.remove(old)
+        idOrder.remove(old.id)
         if old.deleted { deletedCount -= 1 }
     }
 

@@ -142,6 +142,17 @@ public final class TableStorage: Sendable {
         }
     }
 
+    /// Visits rows in `id asc` order (stored spelling, by Unicode scalars) until `visit` returns
+    /// false. Holds the table's read lock meanwhile, so `visit` must not call the storage.
+    public func forEachRowInIDOrder(_ table: String, _ visit: (StoredRow) -> Bool) {
+        handle(table)?.read { memory in
+            memory.idOrder.forEach { id in
+                guard let row = memory.row(key: StoredRowKey(id: id)) else { return true }
+                return visit(row)
+            }
+        }
+    }
+
     public func rowCount(_ table: String, includeDeleted: Bool) -> Int {
         handle(table)?.read { $0.rowCount(includeDeleted: includeDeleted) } ?? 0
     }

@@ -1,0 +1,63 @@
+/// The ids of a table in `id asc` order (stored spelling, by Unicode scalars: protocol §4.2.5,
+/// §8.8), so the default query order reads `$skip + $top` entries instead of sorting the table.
+///
+/// A sorted array of small sorted chunks: an insert costs a binary search plus a shift within
+/// one chunk (at most `chunkLimit` entries), never a shift of the whole table, so replaying a log
+/// of random UUIDs stays fast. Comparing UTF-8 bytes gives the same order as Unicode scalars.
+struct IDOrderIndex {
+    static let chunkLimit = 512
+    private(set) var chunks: [[String]] = []
+    private(set) var count = 0
+
+    static func less(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    /// The chunk that holds `id`, or would: the first chunk whose last id is not below it.
+    private func chunkIndex(for id: String) -> Int {
+        var low = 0, high = chunks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Self.less(chunks[mid].last!, id) { low = mid + 1 } else { high = mid }
+        }
+        return min(low, max(chunks.count - 1, 0))
+    }
+
+    private static func position(of id: String, in chunk: [String]) -> Int {
+        var low = 0, high = chunk.count
+        while low < high {
+            let mid = (low + high) / 2
+            if less(chunk[mid], id) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    mutating func insert(_ id: String) {
+        guard !chunks.isEmpty else { chunks = [[id]]; count = 1; return }
+        let c = chunkIndex(for: id)
+        let p = Self.position(of: id, in: chunks[c])
+        if p < chunks[c].count, chunks[c][p].utf8.elementsEqual(id.utf8) { return }
+        chunks[c].insert(id, at: p)
+        count += 1
+        if chunks[c].count > 2 * Self.chunkLimit {
+            let tail = Array(chunks[c][Self.chunkLimit...])
+            chunks[c].removeLast(chunks[c].count - Self.chunkLimit)
+            chunks.insert(tail, at: c + 1)
+        }
+    }
+
+    mutating func remove(_ id: String) {
+        guard !chunks.isEmpty else { return }
+        let c = chunkIndex(for: id)
+        let p = Self.position(of: id, in: chunks[c])
+        guard p < chunks[c].count, chunks[c][p].utf8.elementsEqual(id.utf8) else { return }
+        chunks[c].remove(at: p)
+        count -= 1
+        if chunks[c].isEmpty { chunks.remove(at: c) }
+    }
+
+    /// Visits ids in order until `visit` returns false.
+    func forEach(_ visit: (String) -> Bool) {
+        for chunk in chunks {
+            for id in chunk where !visit(id) { return }
+        }
+    }
+}

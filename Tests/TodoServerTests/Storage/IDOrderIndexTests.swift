@@ -1,0 +1,47 @@
+import Testing
+import TodoBasics
+@testable import TodoServer
+
+@Suite struct IDOrderIndexTests {
+    @Test func matchesASortedArrayUnderRandomInsertsAndRemovals() {
+        var rng = SplitMix64(seed: 11)
+        var index = IDOrderIndex()
+        var reference = Set<String>()
+        for step in 0..<20_000 {
+            let id = "id\(rng.next() % 5_000)" + (rng.next() % 3 == 0 ? "É" : "")
+            if rng.next() % 4 == 0 {
+                index.remove(id)
+                reference.remove(id)
+            } else {
+                index.insert(id)
+                reference.insert(id)
+            }
+            if step % 2_000 == 0 || step == 19_999 {
+                var seen: [String] = []
+                index.forEach { seen.append($0); return true }
+                #expect(seen == reference.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+                #expect(index.count == reference.count)
+            }
+        }
+        #expect(index.chunks.count > 2, "chunks were split")
+    }
+
+    @Test func storageVisitsRowsInIDOrderAndStops() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        let storage = try dir.open()
+        try storage.createTable("t", softDelete: true)
+        for id in ["b", "a", "C", "é", "ab"] {
+            try storage.write("t") { w in
+                let s = w.nextStamp()
+                w.put(StoredRow(id: id, columns: [:], createdAt: s.updatedAt, updatedAt: s.updatedAt, version: s.version, deleted: false))
+            }
+        }
+        var seen: [String] = []
+        storage.forEachRowInIDOrder("t") { seen.append($0.id); return true }
+        #expect(seen == ["C", "a", "ab", "b", "é"])
+        var first: [String] = []
+        storage.forEachRowInIDOrder("t") { first.append($0.id); return first.count < 2 }
+        #expect(first == ["C", "a"])
+    }
+}
