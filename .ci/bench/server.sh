@@ -82,7 +82,8 @@ start "$work/big"; big_port=$port; big_pid=$pid
 t0=$(date +%s.%N); load "$big_port" "$rows"; t1=$(date +%s.%N)
 printf 'loaded %d items with 32 clients in %.1f s (%.0f durable inserts/s)\n' "$rows" "$(echo "$t1 - $t0" | bc)" "$(echo "$rows / ($t1 - $t0)" | bc -l)"
 
-wrk_line "GET page of 50 ($rows items)" "http://127.0.0.1:$big_port/tables/todoitem?\$top=50&\$skip=5000"
+wrk_line "GET first page of 50 ($rows items)" "http://127.0.0.1:$big_port/tables/todoitem"
+wrk_line "GET page of 50 at \$skip=5000 ($rows items)" "http://127.0.0.1:$big_port/tables/todoitem?\$top=50&\$skip=5000"
 wrk_line "GET one item ($rows items)" "http://127.0.0.1:$big_port/tables/todoitem/item004242"
 wrk_line "PATCH with If-Match ($rows items)" "http://127.0.0.1:$big_port/" "$work/patch.lua"
 read -r small_ms small_n < <(pull_ms "$small_port")

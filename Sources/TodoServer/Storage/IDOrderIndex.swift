@@ -6,7 +6,8 @@
 /// of random UUIDs stays fast. Comparing UTF-8 bytes gives the same order as Unicode scalars.
 struct IDOrderIndex {
     static let chunkLimit = 512
-    private(set) var chunks: [[String]] = []
+    /// Each entry keeps the row's dictionary key too, so a walk never lower-cases an id again.
+    private(set) var chunks: [[(id: String, key: StoredRowKey)]] = []
     private(set) var count = 0
 
     static func less(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
@@ -16,26 +17,26 @@ struct IDOrderIndex {
         var low = 0, high = chunks.count
         while low < high {
             let mid = (low + high) / 2
-            if Self.less(chunks[mid].last!, id) { low = mid + 1 } else { high = mid }
+            if Self.less(chunks[mid].last!.id, id) { low = mid + 1 } else { high = mid }
         }
         return min(low, max(chunks.count - 1, 0))
     }
 
-    private static func position(of id: String, in chunk: [String]) -> Int {
+    private static func position(of id: String, in chunk: [(id: String, key: StoredRowKey)]) -> Int {
         var low = 0, high = chunk.count
         while low < high {
             let mid = (low + high) / 2
-            if less(chunk[mid], id) { low = mid + 1 } else { high = mid }
+            if less(chunk[mid].id, id) { low = mid + 1 } else { high = mid }
         }
         return low
     }
 
-    mutating func insert(_ id: String) {
-        guard !chunks.isEmpty else { chunks = [[id]]; count = 1; return }
+    mutating func insert(_ id: String, key: StoredRowKey) {
+        guard !chunks.isEmpty else { chunks = [[(id, key)]]; count = 1; return }
         let c = chunkIndex(for: id)
         let p = Self.position(of: id, in: chunks[c])
-        if p < chunks[c].count, chunks[c][p].utf8.elementsEqual(id.utf8) { return }
-        chunks[c].insert(id, at: p)
+        if p < chunks[c].count, chunks[c][p].id.utf8.elementsEqual(id.utf8) { return }
+        chunks[c].insert((id, key), at: p)
         count += 1
         if chunks[c].count > 2 * Self.chunkLimit {
             let tail = Array(chunks[c][Self.chunkLimit...])
@@ -48,16 +49,16 @@ struct IDOrderIndex {
         guard !chunks.isEmpty else { return }
         let c = chunkIndex(for: id)
         let p = Self.position(of: id, in: chunks[c])
-        guard p < chunks[c].count, chunks[c][p].utf8.elementsEqual(id.utf8) else { return }
+        guard p < chunks[c].count, chunks[c][p].id.utf8.elementsEqual(id.utf8) else { return }
         chunks[c].remove(at: p)
         count -= 1
         if chunks[c].isEmpty { chunks.remove(at: c) }
     }
 
-    /// Visits ids in order until `visit` returns false.
-    func forEach(_ visit: (String) -> Bool) {
+    /// Visits ids (and their keys) in order until `visit` returns false.
+    func forEach(_ visit: (String, StoredRowKey) -> Bool) {
         for chunk in chunks {
-            for id in chunk where !visit(id) { return }
+            for entry in chunk where !visit(entry.id, entry.key) { return }
         }
     }
 }

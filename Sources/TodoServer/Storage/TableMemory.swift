@@ -36,10 +36,10 @@ final class TableMemory: @unchecked Sendable {
             if old.deleted { deletedCount -= 1 }
             if !old.id.utf8.elementsEqual(row.id.utf8) {
                 idOrder.remove(old.id)
-                idOrder.insert(row.id)
+                idOrder.insert(row.id, key: key)
             }
         } else {
-            idOrder.insert(row.id)
+            idOrder.insert(row.id, key: key)
         }
         order.insert(row)
         if row.deleted { deletedCount += 1 }

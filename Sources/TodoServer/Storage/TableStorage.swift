@@ -146,8 +146,8 @@ public final class TableStorage: Sendable {
     /// false. Holds the table's read lock meanwhile, so `visit` must not call the storage.
     public func forEachRowInIDOrder(_ table: String, _ visit: (StoredRow) -> Bool) {
         handle(table)?.read { memory in
-            memory.idOrder.forEach { id in
-                guard let row = memory.row(key: StoredRowKey(id: id)) else { return true }
+            memory.idOrder.forEach { _, key in
+                guard let row = memory.row(key: key) else { return true }
                 return visit(row)
             }
         }

@@ -13,12 +13,12 @@ import TodoBasics
                 index.remove(id)
                 reference.remove(id)
             } else {
-                index.insert(id)
+                index.insert(id, key: StoredRowKey(id: id))
                 reference.insert(id)
             }
             if step % 2_000 == 0 || step == 19_999 {
                 var seen: [String] = []
-                index.forEach { seen.append($0); return true }
+                index.forEach { id, _ in seen.append(id); return true }
                 #expect(seen == reference.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
                 #expect(index.count == reference.count)
             }
