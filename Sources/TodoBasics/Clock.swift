@@ -28,6 +28,13 @@ public struct Clock: Sendable {
 /// UTC date text with exactly three fractional digits (protocol §4.3.1).
 public enum Timestamp {
     public static func format(milliseconds: Int64) -> String {
+        var out: [UInt8] = []
+        append(milliseconds: milliseconds, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the 24 bytes of the date text; the server writes many of them per page.
+    public static func append(milliseconds: Int64, to out: inout [UInt8]) {
         let ms = Int(((milliseconds % 1000) + 1000) % 1000)
         let totalSeconds = (milliseconds - Int64(ms)) / 1000
         var days = totalSeconds / 86_400
@@ -35,7 +42,20 @@ public enum Timestamp {
         if secondsOfDay < 0 { secondsOfDay += 86_400; days -= 1 }
         let (y, m, d) = civilFromDays(days)
         let hh = Int(secondsOfDay / 3600), mm = Int(secondsOfDay % 3600 / 60), ss = Int(secondsOfDay % 60)
-        return "\(pad(Int(y), 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hh, 2)):\(pad(mm, 2)):\(pad(ss, 2)).\(pad(ms, 3))Z"
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var v = value
+            for _ in 0..<width {
+                out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: (v / divisor) % 10))
+                v %= divisor
+                divisor /= 10
+                if divisor == 0 { divisor = 1 }
+            }
+        }
+        digits(Int(y), 4); out.append(UInt8(ascii: "-")); digits(m, 2); out.append(UInt8(ascii: "-")); digits(d, 2)
+        out.append(UInt8(ascii: "T")); digits(hh, 2); out.append(UInt8(ascii: ":")); digits(mm, 2)
+        out.append(UInt8(ascii: ":")); digits(ss, 2); out.append(UInt8(ascii: ".")); digits(ms, 3); out.append(UInt8(ascii: "Z"))
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
@@ -50,10 +70,5 @@ public enum Timestamp {
         let d = Int(doy - (153 * mp + 2) / 5 + 1)
         let m = Int(mp < 10 ? mp + 3 : mp - 9)
         return (m <= 2 ? y + 1 : y, m, d)
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let s = String(value)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 }

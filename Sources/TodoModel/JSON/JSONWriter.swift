@@ -74,6 +74,12 @@ enum JSONWriter {
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Fast path: most strings need no escaping and are copied in one go.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
@@ -91,4 +97,11 @@ enum JSONWriter {
         }
         out.append(UInt8(ascii: "\""))
     }
+}
+
+/// Appending JSON text piece by piece, for writers that stream many records (the server's pages)
+/// without building a `JSONValue` per record. Same formatting rules as `compactBytes()`.
+public enum JSONText {
+    public static func appendString(_ s: String, to out: inout [UInt8]) { JSONWriter.writeString(s, into: &out) }
+    public static func appendValue(_ v: JSONValue, to out: inout [UInt8]) { JSONWriter.write(v, into: &out, indent: 0, pretty: false) }
 }

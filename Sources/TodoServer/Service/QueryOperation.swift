@@ -85,10 +85,15 @@ extension TableService {
     }
 
     private func page(_ rows: [StoredRow], count: Int?, link: String?, _ c: RequestContext, _ schema: TableSchema) -> HTTPResponse {
-        let renderer = c.renderer
-        let items = JSONValue.array(rows.map { renderer.render($0, schema: schema) })
-        let body: JSONValue = count.map { ["results": items, "count": .number(Double($0))] } ?? items
-        var response = json(200, body)
+        let items = c.renderer.renderArray(rows, schema: schema)
+        var body: [UInt8]
+        if let count {
+            body = Array(#"{"count":"#.utf8) + Array(String(count).utf8) + Array(#","results":"#.utf8) + items + [UInt8(ascii: "}")]
+        } else {
+            body = items
+        }
+        var response = HTTPResponse(status: 200, body: body)
+        response.headers.set(name: "Content-Type", value: "application/json; charset=utf-8")
         if let link { response.headers.set(name: "Link", value: link + "; rel=next") }
         return response
     }

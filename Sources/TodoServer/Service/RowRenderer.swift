@@ -39,6 +39,60 @@ struct RowRenderer {
         return .object(o)
     }
 
+    /// A JSON array of rows written straight to bytes: the member order (sorted, as the JSON
+    /// writer sorts) is worked out once per page instead of a dictionary per row.
+    func renderArray(_ rows: [StoredRow], schema: TableSchema) -> [UInt8] {
+        enum Member { case id, column(String), system(SystemProperty) }
+        var members: [(name: String, member: Member)] = []
+        if let select {
+            for name in select {
+                if name.lowercased() == "id" { members.append(("id", .id)) }
+                else if let p = SystemProperty(anySpelling: name) { members.append((generation.name(p), .system(p))) }
+                else { members.append((name, .column(name))) }
+            }
+        } else {
+            members.append(("id", .id))
+            for name in schema.columns.keys { members.append((name, .column(name))) }
+            let properties = generation == .mobileApps ? Set(SystemProperty.allCases) : systemProperties
+            for p in properties { members.append((generation.name(p), .system(p))) }
+        }
+        var seen = Set<String>()
+        members = members.filter { seen.insert($0.name).inserted }
+        members.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let keys: [[UInt8]] = members.map { m in
+            var k: [UInt8] = []
+            JSONText.appendString(m.name, to: &k)
+            k.append(UInt8(ascii: ":"))
+            return k
+        }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(rows.count * 200)
+        for (i, row) in rows.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "{"))
+            for (j, m) in members.enumerated() {
+                if j > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: keys[j])
+                switch m.member {
+                case .id: JSONText.appendString(row.id, to: &out)
+                case .column(let name): JSONText.appendValue(row.columns[name] ?? .null, to: &out)
+                case .system(.createdAt): Self.appendDate(row.createdAt, to: &out)
+                case .system(.updatedAt): Self.appendDate(row.updatedAt, to: &out)
+                case .system(let p): JSONText.appendValue(Self.value(p, row), to: &out)
+                }
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    static func appendDate(_ ms: Int64, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        Timestamp.append(milliseconds: ms, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
     static func value(_ p: SystemProperty, _ row: StoredRow) -> JSONValue {
         switch p {
         case .createdAt: return .string(Timestamp.format(milliseconds: row.createdAt))
