@@ -25,19 +25,19 @@ struct TableLockedState {
 final class StoredTable: Sendable {
     let key: String
     let path: String
-    let state: Mutex<TableLockedState>
+    let state: ReadWriteLocked<TableLockedState>
     let commit: LogGroupCommit
 
     init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int) {
         self.key = key
         self.path = path
         commit = LogGroupCommit(fd: log.fd, path: log.path)
-        state = Mutex(TableLockedState(memory: memory, log: log, rowEntries: rowEntries))
+        state = ReadWriteLocked(TableLockedState(memory: memory, log: log, rowEntries: rowEntries))
     }
 
     /// Reads under the lock, then waits until what was read is durable.
     func read<T: Sendable>(_ body: (TableMemory) -> T) -> T {
-        let (value, lsn) = state.withLock { state in (body(state.memory), state.lsn) }
+        let (value, lsn) = state.withReadLock { state in (body(state.memory), state.lsn) }
         commit.waitVisible(through: lsn)
         return value
     }

@@ -41,7 +41,7 @@ public final class TableStorage: Sendable {
     let clock: Clock
     let tuning: Tuning
     let counter: StorageVersionCounter
-    private let tables: Mutex<[String: StoredTable]>
+    private let tables: ReadWriteLocked<[String: StoredTable]>
     private let lock: Mutex<StoreLock?>
 
     /// Opens (creating if missing) a data directory and recovers every table: a torn last record
@@ -65,7 +65,7 @@ public final class TableStorage: Sendable {
         let storeLock = try Self.acquireLock(directory, tuning)
         let handles = try Self.recoverTables(directory, fs)
         counter = StorageVersionCounter(last: handles.values.map { $0.state.withLock { $0.memory.lastVersion } }.max() ?? 0)
-        tables = Mutex(handles)
+        tables = ReadWriteLocked(handles)
         lock = Mutex(storeLock)
     }
 
@@ -192,7 +192,7 @@ public final class TableStorage: Sendable {
     /// The table named `table` ignoring ASCII case (names outside the table name syntax match none).
     func handle(_ table: String) -> StoredTable? {
         guard Self.isValidTableName(table) else { return nil }
-        return tables.withLock { $0[table.lowercased()] }
+        return tables.withReadLock { $0[table.lowercased()] }
     }
 
     /// Protocol §3.1.2: 1 to 128 characters of `[A-Za-z_][A-Za-z0-9_]*`.
