@@ -42,6 +42,13 @@ enum TerminationSignal {
         }
         signal(SIGINT, handleTerminationSignal)
         signal(SIGTERM, handleTerminationSignal)
+        // A parent may have started us with these signals blocked (a mask is inherited across
+        // exec; libdispatch threads block everything): unblock them, or SIGTERM would never arrive.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 
     /// Waits for the first byte the handler writes, restores the defaults, and runs the action.

@@ -15,13 +15,16 @@ final class TableServerHarness: @unchecked Sendable {
     let port: Int
 
     /// Fixed columns of the checklist's `todoitem`: text, complete, priority, note.
-    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in }, softDelete: Bool = true) throws {
+    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in },
+         http: (inout HTTPServerConfiguration) -> Void = { _ in }) throws {
         var config = ServiceConfiguration()
         configure(&config)
         storage = try TableStorage(directory: directory.sub("data"))
         service = try TableService(configuration: config, storage: storage)
         let service = self.service
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
+        var httpConfiguration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        http(&httpConfiguration)
+        server = HTTPServer(configuration: httpConfiguration,
                             respond: { service.respond(to: $0) },
                             errorResponse: { service.errorResponse(status: $0, message: $1) },
                             log: { _ in })
