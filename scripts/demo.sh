@@ -1,15 +1,46 @@
 #!/usr/bin/env bash
-# The main job, with no setup: builds `todo` and walks through a replica's life offline
-# (add, edit, collapse, status, log, diff, doctor) in a temporary folder, printing every command.
+# The main job, with no setup: builds `todo` and `todo-server`, starts a server on loopback (a free
+# port, data in a temp folder), shows it answering both protocol generations, and walks a replica
+# through its life offline. Every command is printed. (Push and pull, which connect the two, come
+# with issue 4.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-swift build -c release --product todo --package-path "$root" >&2
+swift build -c release --package-path "$root" >&2
 todo="$root/.build/release/todo"
+server="$root/.build/release/todo-server"
 work=$(mktemp -d /tmp/todo-demo-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+"$server" --data "$work/server-data" --port 0 > "$work/server.out" 2> "$work/server.log" &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do grep -q listening "$work/server.out" 2>/dev/null && break; sleep 0.05; done
+url=$(sed -n 's/^listening on //p' "$work/server.out")
+echo "todo-server: listening on $url"
+
+http() {  # method path [body] [extra header]: prints the request and the server's answer
+  python3 - "$url" "$@" <<'PY'
+import http.client, sys, urllib.parse
+url, method, path = sys.argv[1], sys.argv[2], sys.argv[3]
+body = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
+headers = {"Content-Type": "application/json"}
+for h in sys.argv[5:]:
+    k, v = h.split(": ", 1); headers[k] = v
+u = urllib.parse.urlparse(url)
+c = http.client.HTTPConnection(u.hostname, u.port)
+c.request(method, path, body, headers)
+r = c.getresponse()
+print("\n> %s %s %s %s" % (method, path, " ".join("%s: %s" % kv for kv in headers.items() if kv[0] != "Content-Type"), body or ""))
+print("< %d %s %s" % (r.status, r.getheader("ETag") or "", r.read().decode()))
+PY
+}
+http POST /tables/todoitem '{"id":"D265929E","text":"Mobile Services is Cool!","complete":false}' "ZUMO-API-VERSION: 2.0.0"
+http PATCH "/tables/todoitem/D265929E?__systemproperties=__version" '{"text":"I love Azure!"}'
+http PATCH /tables/todoitem/D265929E '{"text":"stale"}' "ZUMO-API-VERSION: 2.0.0" 'If-Match: "AAAAAAAAAAE="'
+http GET "/tables/todoitem?\$filter=substringof('Azure',text)" "" "ZUMO-API-VERSION: 2.0.0"
+http GET "/tables/todoitem?\$filter=text%20eq" "" "ZUMO-API-VERSION: 2.0.0"
+
 cd "$work"
 run() { printf '\n$ todo %s\n' "$*"; "$todo" "$@" 2>&1 || printf '(exit %s)\n' "$?"; }
-run init --remote http://127.0.0.1:8080
+run init --remote "$url"
 milk=$("$todo" add "Buy milk"); printf '\n$ todo add "Buy milk"\n%s\n' "$milk"
 run add "Pay rent" --id rent --set priority=3
 run edit "${milk:0:4}" --text "Buy oat milk"
@@ -24,3 +55,5 @@ run status --short
 run doctor
 printf '\nThe replica is plain files:\n'
 find .todo -type f | sort
+printf '\nThe server logged:\n'
+cat "$work/server.log"
