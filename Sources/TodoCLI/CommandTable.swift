@@ -1,6 +1,6 @@
 /// Every command, in the order `todo --help` lists them.
 enum CommandTable {
-    static let all: [any Command.Type] = [
+    nonisolated(unsafe) static let all: [any Command.Type] = [
         InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
         DoneCommand.self, UndoneCommand.self, RemoveCommand.self, StatusCommand.self, LogCommand.self,
         DiffCommand.self, DoctorCommand.self,

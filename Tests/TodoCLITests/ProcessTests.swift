@@ -12,7 +12,7 @@ import TodoTestSupport
     }
 
     static func sh(_ command: String, in dir: String) -> (code: Int32, out: String, err: String) {
-        let code = TempDirectory.shell("cd '\(dir)' && env -u TODO_DIR \(command) > .out 2> .err")
+        let code = TempDirectory.shell("cd '\(dir)' && unset TODO_DIR && { \(command) ; } > .out 2> .err")
         let out = (try? LocalFileSystem().readFile(dir + "/.out")).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let err = (try? LocalFileSystem().readFile(dir + "/.err")).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
         return (code, out, err)
@@ -87,6 +87,7 @@ import TodoTestSupport
         let listed = Self.sh("'\(Self.binary)' list --json", in: dir.path).out
         for id in acknowledged { #expect(listed.contains(id), "acknowledged add \(id) is in the store") }
         #expect(killed > 0, "some processes were killed before they finished")
+        #expect(!acknowledged.isEmpty, "some adds finished before their kill")
     }
 
     /// Local commands must stay lean: the binary links neither Foundation nor FoundationNetworking

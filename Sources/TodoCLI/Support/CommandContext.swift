@@ -28,7 +28,8 @@ public struct CommandContext: Sendable {
     public static func live() -> CommandContext {
         let environment = ProcessEnvironment.current()
         var buffer = [CChar](repeating: 0, count: 4096)
-        let cwd = getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : "."
+        let cwd = getcwd(&buffer, buffer.count) != nil
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
         let clock = environment["TODO_TEST_NOW"].flatMap(Int64.init).map(Clock.fixed) ?? .live
         let ids = environment["TODO_TEST_ID_SEED"].flatMap(UInt64.init).map(IDGenerator.seeded) ?? .live
         return CommandContext(fs: LocalFileSystem(), clock: clock, ids: ids, environment: environment,
