@@ -18,7 +18,9 @@ public enum FieldName {
         return nil
     }
 
-    static func isIdentifier(_ name: String, maximumLength: Int) -> Bool {
+    /// `[A-Za-z_][A-Za-z0-9_]*` of 1 to `maximumLength` bytes: the shape of field and table names
+    /// on both sides of the protocol (§3.1.2, §4.7.1).
+    public static func isIdentifier(_ name: String, maximumLength: Int = 128) -> Bool {
         let bytes = Array(name.utf8)
         guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
         for (i, b) in bytes.enumerated() {

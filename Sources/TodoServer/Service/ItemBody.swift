@@ -62,15 +62,7 @@ struct ItemBody {
         return body
     }
 
-    static func isIdentifier(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard !bytes.isEmpty, bytes.count <= 128 else { return false }
-        for (i, b) in bytes.enumerated() {
-            let letter = (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95
-            if !(letter || (i > 0 && b >= 48 && b <= 57)) { return false }
-        }
-        return true
-    }
+    static func isIdentifier(_ name: String) -> Bool { FieldName.isIdentifier(name) }
 }
 
 /// The dynamic schema (protocol §4.7.4): the first non-null value fixes a column's type.

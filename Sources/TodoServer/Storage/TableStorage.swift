@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import TodoBasics
+import TodoModel
 
 // On-disk format of the server's data directory (format version 1).
 //
@@ -196,13 +197,5 @@ public final class TableStorage: Sendable {
     }
 
     /// Protocol §3.1.2: 1 to 128 characters of `[A-Za-z_][A-Za-z0-9_]*`.
-    public static func isValidTableName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...128).contains(bytes.count) else { return false }
-        for (i, b) in bytes.enumerated() {
-            let letter = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
-            guard letter || (i > 0 && b >= 0x30 && b <= 0x39) else { return false }
-        }
-        return true
-    }
+    public static func isValidTableName(_ name: String) -> Bool { FieldName.isIdentifier(name) }
 }
