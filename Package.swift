@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "TodoBasicsTests", dependencies: ["TodoBasics", "TodoTestSupport"]),
         .testTarget(name: "TodoModelTests", dependencies: ["TodoModel"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoTestSupport"]),
-        .testTarget(name: "TableProtocolTests", dependencies: ["TableProtocol"]),
+        .testTarget(name: "TableProtocolTests", dependencies: ["TableProtocol", "TodoModel", "TodoBasics"]),
         .testTarget(name: "TodoServerTests", dependencies: ["TodoServer", "TableProtocol", "TodoTestSupport"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoTestSupport"]),
     ]

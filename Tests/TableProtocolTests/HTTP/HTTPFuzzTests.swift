@@ -1,4 +1,5 @@
 import Testing
+import TodoBasics
 @testable import TableProtocol
 
 /// Seeded random input: the parsers must never crash or hang, must end every input with requests
@@ -15,8 +16,8 @@ struct HTTPFuzzTests {
     ]
 
     /// One random input: pure noise, a valid message with a noisy tail, or a valid message with a few bytes changed.
-    private func randomInput(_ generator: inout HTTPSplitMix64) -> (isNoise: Bool, bytes: [UInt8]) {
-        let noise = { (count: Int, generator: inout HTTPSplitMix64) -> [UInt8] in
+    private func randomInput(_ generator: inout SplitMix64) -> (isNoise: Bool, bytes: [UInt8]) {
+        let noise = { (count: Int, generator: inout SplitMix64) -> [UInt8] in
             (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
         }
         let seed = T.bytes(Self.seeds[Int.random(in: 0..<Self.seeds.count, using: &generator)])
@@ -38,7 +39,7 @@ struct HTTPFuzzTests {
         }
     }
 
-    private func randomPieces(_ input: [UInt8], _ generator: inout HTTPSplitMix64) -> [ArraySlice<UInt8>] {
+    private func randomPieces(_ input: [UInt8], _ generator: inout SplitMix64) -> [ArraySlice<UInt8>] {
         var pieces: [ArraySlice<UInt8>] = []
         var start = 0
         while start < input.count {
@@ -50,7 +51,7 @@ struct HTTPFuzzTests {
     }
 
     @Test func randomRequestsNeverCrashAndEndInRequestsOrAnError() {
-        var generator = HTTPSplitMix64(seed: 0x5EED_0001)
+        var generator = SplitMix64(seed: 0x5EED_0001)
         var pureNoiseInputs = 0
         var pureNoiseErrors = 0
         for round in 0..<2_000 {
@@ -86,7 +87,7 @@ struct HTTPFuzzTests {
     }
 
     @Test func randomResponsesNeverCrashAndEndCleanly() {
-        var generator = HTTPSplitMix64(seed: 0x5EED_0002)
+        var generator = SplitMix64(seed: 0x5EED_0002)
         let seeds = [
             "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
             "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",

@@ -1,4 +1,5 @@
 import Testing
+import TodoBasics
 @testable import TableProtocol
 
 @Suite("HTTP request parser: messages, bodies, pipelining")
@@ -190,7 +191,7 @@ struct HTTPRequestParserTests {
     }
 
     @Test func largeBodyInSmallPiecesIsCopiedExactly() throws {
-        var generator = HTTPSplitMix64(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let body = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
         var input = T.bytes("POST / HTTP/1.1\r\nContent-Length: \(body.count)\r\n\r\n")
         input += body

@@ -1,4 +1,5 @@
 import Testing
+import TodoBasics
 @testable import TableProtocol
 
 @Suite("HTTP request target and percent-encoding")
@@ -119,7 +120,7 @@ struct HTTPRequestTargetTests {
     }
 
     @Test func encodeThenDecodeRoundTripsEveryByteValue() throws {
-        var generator = HTTPSplitMix64(seed: 3)
+        var generator = SplitMix64(seed: 3)
         for _ in 0..<200 {
             let scalars = (0..<Int.random(in: 0...20, using: &generator)).compactMap { _ in
                 Unicode.Scalar(UInt32.random(in: 0...0x1_0000, using: &generator))

@@ -1,4 +1,5 @@
 import Testing
+import TodoBasics
 @testable import TableProtocol
 
 @Suite("HTTP serializer")
@@ -81,7 +82,7 @@ struct HTTPSerializerTests {
     }
 
     @Test func requestRoundTripsThroughTheRequestParser() throws {
-        var generator = HTTPSplitMix64(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for method in ["GET", "POST", "PATCH", "DELETE", "PUT"] {
             let body = (0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let request = HTTPRequest(

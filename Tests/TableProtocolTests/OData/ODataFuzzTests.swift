@@ -1,4 +1,5 @@
 import Testing
+import TodoBasics
 @testable import TableProtocol
 
 /// Random texts built from filter tokens and random bytes, with a fixed seed: every one either
@@ -17,7 +18,7 @@ struct ODataFuzzTests {
         "replace(", "indexof(", "foo(", "Length(", " ", "\t", "\n", "#", "é", "\u{0}",
     ]
 
-    private static func randomText(_ random: inout ODataSplitMix64) -> String {
+    private static func randomText(_ random: inout SplitMix64) -> String {
         var text = ""
         let count = Int.random(in: 0...14, using: &random)
         for _ in 0..<count {
@@ -35,7 +36,7 @@ struct ODataFuzzTests {
 
     @Test("4000 random filters parse or fail cleanly")
     func filters() throws {
-        var random = ODataSplitMix64(seed: 0x0DA7A)
+        var random = SplitMix64(seed: 0x0DA7A)
         var parsed = 0
         let row = ODataTestTable.rows[0]
         for _ in 0..<4000 {
@@ -59,7 +60,7 @@ struct ODataFuzzTests {
 
     @Test("4000 random $orderby and $select values parse or fail cleanly")
     func orderByAndSelect() throws {
-        var random = ODataSplitMix64(seed: 0x5E1EC7)
+        var random = SplitMix64(seed: 0x5E1EC7)
         let rows = ODataTestTable.rows
         for _ in 0..<4000 {
             let text = Self.randomText(&random)
@@ -81,7 +82,7 @@ struct ODataFuzzTests {
 
     @Test("random date texts parse or are refused, and parsed ones print back to the same millisecond")
     func dates() throws {
-        var random = ODataSplitMix64(seed: 0x4_3_2)
+        var random = SplitMix64(seed: 0x4_3_2)
         let pieces = ["2024", "-", "05", "01", "T", "09", ":", "00", ".", "1234567", "12345678", "Z", "+", "02", "24",
                       "60", "13", "29", "02", "0", "x"]
         for _ in 0..<4000 {

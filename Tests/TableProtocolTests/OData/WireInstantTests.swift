@@ -1,4 +1,5 @@
 import Testing
+import TodoBasics
 @testable import TableProtocol
 
 @Suite("WireInstant: dates of protocol §4.3")
@@ -105,7 +106,7 @@ struct WireInstantTests {
 
     @Test("formatting and parsing round-trip for every millisecond instant sampled")
     func roundTrip() throws {
-        var random = ODataSplitMix64(seed: 4_3_1)
+        var random = SplitMix64(seed: 4_3_1)
         for _ in 0..<2000 {
             // Years 0000 to 9999.
             let ms = Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &random)
