@@ -24,8 +24,10 @@ let package = Package(
         .target(name: "TableProtocol", dependencies: ["TodoModel"]),
         /** The table server: protocol service, durable storage, HTTP/1.1 socket loop. */
         .target(name: "TodoServer", dependencies: ["TodoBasics", "TodoModel", "TableProtocol"]),
+        /** Push, pull and the remote: transports, the table client, the sync engines. Never prints. */
+        .target(name: "TodoSync", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol"]),
         /** Commands, argument parsing and rendering. Owns the console and the environment. */
-        .target(name: "TodoCLI", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol"]),
+        .target(name: "TodoCLI", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol", "TodoSync"]),
 
         // MARK: - Executables
 
@@ -42,5 +44,6 @@ let package = Package(
         .testTarget(name: "TableProtocolTests", dependencies: ["TableProtocol", "TodoModel", "TodoBasics"]),
         .testTarget(name: "TodoServerTests", dependencies: ["TodoServer", "TableProtocol", "TodoTestSupport"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoTestSupport"]),
+        .testTarget(name: "TodoSyncTests", dependencies: ["TodoSync", "TodoServer", "TableProtocol", "TodoTestSupport"]),
     ]
 )

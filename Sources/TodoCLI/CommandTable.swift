@@ -3,7 +3,8 @@ enum CommandTable {
     nonisolated(unsafe) static let all: [any Command.Type] = [
         InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
         DoneCommand.self, UndoneCommand.self, RemoveCommand.self, StatusCommand.self, LogCommand.self,
-        DiffCommand.self, DoctorCommand.self,
+        DiffCommand.self, RemoteCommand.self, CloneCommand.self, PushCommand.self, PullCommand.self,
+        SyncCommand.self, DoctorCommand.self,
     ]
 
     static func find(_ name: String) -> (any Command.Type)? {

@@ -1,6 +1,7 @@
 import TodoBasics
 import TodoModel
 import TodoStore
+import TodoSync
 
 struct InitCommand: Command {
     static let name = "init"
@@ -20,29 +21,37 @@ struct InitCommand: Command {
 
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let dirArg = try positionals(args, min: 0, max: 1, names: "DIR").first ?? "."
-        let dir = dirArg.hasPrefix("/") ? dirArg : ctx.workingDirectory.appendingPath(dirArg)
-        let root = normalize(dir).appendingPath(StoreLayout.directoryName)
-        var generation = ReplicaConfig.ProtocolGeneration.mobileApps
-        if let p = args.value("--protocol") {
-            guard let g = ReplicaConfig.ProtocolGeneration(rawValue: p) else {
-                throw .usage("'--protocol \(p)' is not a protocol; use mobile-apps or mobile-services", command: name)
-            }
-            generation = g
-        }
-        if let remote = args.value("--remote"), let problem = RemoteURL.problem(remote) {
-            throw .usage(problem, command: name)
-        }
-        let table = args.value("--table") ?? TableName.defaultTable
-        if let problem = TableName.problem(table) { throw .usage(problem, command: name) }
-        let config = ReplicaConfig(remote: args.value("--remote").map(RemoteURL.trimmed), protocolGeneration: generation,
-                                   appKey: args.value("--app-key"), defaultTable: table, installationId: ctx.ids.next())
-        do { try Store.create(at: root, config: config, fs: ctx.fs) } catch { throw .store(error) }
+        let (root, config) = try create(in: dirArg, args, ctx, command: name)
         if args.has("--json") {
             ctx.console.outRaw(JSONValue(["path": .string(root), "config": config.json]).canonicalBytes())
         } else {
             ctx.console.out("Initialized empty todo replica in \(root)")
         }
         return ExitCode.ok
+    }
+
+    /// Creates the replica in `dirArg` with the remote options of `args` (shared with clone).
+    static func create(in dirArg: String, _ args: ParsedArguments, _ ctx: CommandContext, command: String)
+        throws(CLIError) -> (root: String, config: ReplicaConfig)
+    {
+        let dir = dirArg.hasPrefix("/") ? dirArg : ctx.workingDirectory.appendingPath(dirArg)
+        let root = normalize(dir).appendingPath(StoreLayout.directoryName)
+        let generation = try protocolOption(args, command: command) ?? .mobileApps
+        let remote = try args.value("--remote").map { url throws(CLIError) in try RemoteURL.checked(url, command: command) }
+        let table = args.value("--table") ?? TableName.defaultTable
+        if let problem = TableName.problem(table) { throw .usage(problem, command: command) }
+        let config = ReplicaConfig(remote: remote, protocolGeneration: generation, appKey: args.value("--app-key"),
+                                   defaultTable: table, installationId: ctx.ids.next())
+        do { try Store.create(at: root, config: config, fs: ctx.fs) } catch { throw .store(error) }
+        return (root, config)
+    }
+
+    static func protocolOption(_ args: ParsedArguments, command: String) throws(CLIError) -> ReplicaConfig.ProtocolGeneration? {
+        guard let p = args.value("--protocol") else { return nil }
+        guard let g = ReplicaConfig.ProtocolGeneration(rawValue: p) else {
+            throw .usage("'--protocol \(p)' is not a protocol; use mobile-apps or mobile-services", command: command)
+        }
+        return g
     }
 
     /// Removes `.` and `..` components so messages show a clean path.
@@ -59,12 +68,11 @@ struct InitCommand: Command {
 
 /// Remote URLs: http or https, kept without a trailing slash.
 enum RemoteURL {
-    static func problem(_ url: String) -> String? {
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.count > 8 else {
-            return "'\(url)' is not an http:// or https:// URL"
-        }
-        return nil
+    /// The URL as stored, or a usage error saying what is wrong with it.
+    static func checked(_ url: String, command: String) throws(CLIError) -> String {
+        let trimmed = trimmed(url)
+        do { _ = try RemoteEndpoint(parsing: trimmed) } catch { throw .usage(error.message, command: command) }
+        return trimmed
     }
 
     static func trimmed(_ url: String) -> String {

@@ -24,18 +24,33 @@ public final class Console: Sendable {
     public func err(_ line: String) { errBuffer.withLock { $0.append(contentsOf: line.utf8); $0.append(10) } }
     public func outRaw(_ bytes: [UInt8]) { outBuffer.withLock { $0.append(contentsOf: bytes) } }
 
+    /// A progress line for long pushes and pulls: drawn over itself on stderr at once, and only
+    /// when stderr is a terminal. Nothing is written (or captured) otherwise.
+    public func progress(_ line: String) {
+        guard live, errIsTerminal else { return }
+        Self.writeAll(2, Array(("\r\u{1B}[K" + line).utf8))
+    }
+
+    /// Clears the progress line before the final output.
+    public func endProgress() {
+        guard live, errIsTerminal else { return }
+        Self.writeAll(2, Array("\r\u{1B}[K".utf8))
+    }
+
     /// Writes buffered output (live console only).
     public func flush() {
         guard live else { return }
         let out = outBuffer.withLock { b -> [UInt8] in defer { b.removeAll() }; return b }
         let err = errBuffer.withLock { b -> [UInt8] in defer { b.removeAll() }; return b }
-        for (fd, bytes) in [(Int32(1), out), (Int32(2), err)] {
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 { if errno == EINTR { continue }; break }
-                offset += n
-            }
+        for (fd, bytes) in [(Int32(1), out), (Int32(2), err)] { Self.writeAll(fd, bytes) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 { if errno == EINTR { continue }; break }
+            offset += n
         }
     }
 

@@ -1,0 +1,33 @@
+import TodoModel
+import TodoStore
+import TodoSync
+
+struct CloneCommand: Command {
+    static let name = "clone"
+    static let summary = "create a replica of a remote and pull it"
+    static let usage = "clone URL [DIR] [--app-key KEY] [--protocol mobile-apps|mobile-services] [--table NAME] [--json]"
+    static let discussion = """
+        'todo init --remote URL' in DIR (default: the current directory), then a full pull of the
+        default table. If the pull stops, the replica stays with every page it committed; run
+        'todo pull' in it to finish.
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec("--app-key", .value("KEY"), "the app key sent as X-ZUMO-APPLICATION (or set TODO_APP_KEY)"),
+        OptionSpec("--protocol", .value("GEN"), "mobile-apps (default) or mobile-services"),
+        OptionSpec("--table", .value("NAME"), "the default table (default: todoitem)"),
+        .json,
+    ]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let p = try positionals(args, min: 1, max: 2, names: "URL")
+        var withRemote = args
+        withRemote.values["--remote"] = [p[0]]
+        let (root, _) = try InitCommand.create(in: p.count > 1 ? p[1] : ".", withRemote, ctx, command: name)
+        if !args.has("--json") { ctx.console.out("Cloning into \(root)") }
+        let store: Store
+        do { store = try Store.open(at: root, fs: ctx.fs, writable: true, command: "todo clone") } catch { throw .store(error) }
+        let report = try SyncRunner.pull(store, ctx, options: PullEngine.Options(), json: args.has("--json"))
+        if report.stop != nil { ctx.console.err("hint: the replica is in \(root); run 'todo pull' there to finish") }
+        return report.exitStatus
+    }
+}

@@ -1,0 +1,36 @@
+import TodoModel
+import TodoStore
+import TodoSync
+
+struct SyncCommand: Command {
+    static let name = "sync"
+    static let summary = "push, then pull (the usual refresh)"
+    static let usage = "sync [--table NAME] [--json]"
+    static let discussion = """
+        A push followed by a pull of every stored query, under one lock. If the push stops
+        (network, authentication, configuration), the pull does not run. The pull runs even when
+        the push recorded conflicts: it refreshes them and brings everything else.
+        With --json, prints {"push": ..., "pull": ...}.
+        """
+    static let options: [OptionSpec] = [.table, .json]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        _ = try positionals(args, min: 0, max: 0, names: "")
+        let store = try StoreAccess.open(ctx, writable: true, command: name)
+        let table = try args.value("--table").map { _ throws(CLIError) in try StoreAccess.table(args, store, create: false) }
+        let json = args.has("--json")
+        let quiet = CommandContext(fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, environment: ctx.environment,
+                                   workingDirectory: ctx.workingDirectory, console: json ? .capturing() : ctx.console)
+        let push = try SyncRunner.push(store, quiet, table: table, json: false)
+        if let stop = push.stop {
+            if json { ctx.console.outRaw(JSONValue(["push": SyncRenderer.pushJSON(push), "pull": .null]).canonicalBytes()) }
+            return stop.exitStatus
+        }
+        let pull = try SyncRunner.pull(store, quiet, options: .init(table: table), json: false)
+        if json {
+            ctx.console.outRaw(JSONValue(["push": SyncRenderer.pushJSON(push), "pull": SyncRenderer.pullJSON(pull)]).canonicalBytes())
+            for line in quiet.console.capturedErr.split(separator: "\n") { ctx.console.err(String(line)) }
+        }
+        return pull.exitStatus
+    }
+}

@@ -1,0 +1,128 @@
+import TodoModel
+import TodoSync
+
+/// Text and JSON for push and pull reports (sync.md §4.9, §5.9). JSON is a stable contract.
+enum SyncRenderer {
+    /// Per-op lines beyond this many are summarised, except those that need attention.
+    static let lineLimit = 50
+
+    static func pushText(_ r: PushReport) -> [String] {
+        if r.lines.isEmpty && r.stop == nil {
+            return ["nothing to push (queue empty)"] + conflictFooter(r.openConflicts, ids: [])
+        }
+        var lines = ["pushed \(r.totalSent) operation\(r.totalSent == 1 ? "" : "s") to \(r.remote) (\(r.generation))"]
+        let shown = r.lines.count <= lineLimit ? r.lines : r.lines.filter { $0.result != .ok }
+        for line in shown {
+            lines.append("  \(line.kind.rawValue.padding(6))  \(line.table)  \(ShortID.of(line.id))  \(describe(line.result))")
+        }
+        if shown.count < r.lines.count { lines.append("  (\(r.lines.count - shown.count) more ok)") }
+        var summary: [String] = ["\(r.succeeded) ok"]
+        if r.replayed > 0 { summary.append("\(r.replayed) replayed") }
+        if r.merged > 0 { summary.append("\(r.merged) auto-merged") }
+        if r.newConflicts > 0 { summary.append("\(r.newConflicts) new conflict\(r.newConflicts == 1 ? "" : "s")") }
+        if r.newRejections > 0 { summary.append("\(r.newRejections) rejected") }
+        if r.held > 0 { summary.append("\(r.held) held") }
+        summary.append("\(r.remaining) left in the queue")
+        lines.append(summary.joined(separator: ", "))
+        let ids = r.lines.compactMap { line -> String? in
+            if case .conflict = line.result { return ShortID.of(line.id) }
+            if case .rejected = line.result { return ShortID.of(line.id) }
+            return nil
+        }
+        return lines + conflictFooter(r.openConflicts, ids: ids)
+    }
+
+    static func conflictFooter(_ open: Int, ids: [String]) -> [String] {
+        guard open > 0 else { return [] }
+        let target = ids.count == 1 ? ids[0] : "ID"
+        return ["\(open) conflict\(open == 1 ? "" : "s") open. Settle \(open == 1 ? "it" : "them") with 'todo resolve \(target) --use-client|--use-server|--merge'."]
+    }
+
+    static func describe(_ result: PushReport.Line.Result) -> String {
+        switch result {
+        case .ok: "ok"
+        case .replayed(let rule): "ok (replayed: \(rule))"
+        case .merged: "ok (auto-merged)"
+        case .absorbed: "ok (already on the server)"
+        case .conflict(let status, let description): "conflict (\(status.map(String.init) ?? "-")): \(description)"
+        case .rejected(let status, let message): "rejected (\(status.map(String.init) ?? "-")): \(message ?? "no message")"
+        case .held: "held (conflict open)"
+        case .stopped: "not sent (push stopped)"
+        }
+    }
+
+    static func pushJSON(_ r: PushReport) -> JSONValue {
+        var sent: [String: JSONValue] = [:]
+        for kind in PendingOperation.Kind.allCases { sent[kind.rawValue] = .number(Double(r.sent[kind, default: 0])) }
+        return [
+            "remote": .string(r.remote), "protocol": .string(r.generation), "sent": .object(sent),
+            "succeeded": .number(Double(r.succeeded)), "replayed": .number(Double(r.replayed)),
+            "merged": .number(Double(r.merged)), "newConflicts": .number(Double(r.newConflicts)),
+            "newRejections": .number(Double(r.newRejections)), "held": .number(Double(r.held)),
+            "remaining": .number(Double(r.remaining)), "openConflicts": .number(Double(r.openConflicts)),
+            "stop": stopJSON(r.stop),
+            "operations": .array(r.lines.map { line in
+                ["kind": .string(line.kind.rawValue), "table": .string(line.table), "id": .string(line.id),
+                 "result": .string(describe(line.result))]
+            }),
+        ]
+    }
+
+    static func pullText(_ r: PullReport) -> [String] {
+        var lines: [String] = []
+        for q in r.queries {
+            let name = q.queryID.map { "query '\($0)'" } ?? "one-off filter"
+            for note in q.notes { lines.append("\(q.table) \(name): \(note)") }
+            if q.rejected != nil { continue }
+            var parts = ["\(q.received) row\(q.received == 1 ? "" : "s")", "\(q.created) created", "\(q.updated) updated",
+                         "\(q.removed) removed"]
+            if q.merged > 0 { parts.append("\(q.merged) auto-merged") }
+            if q.absorbed > 0 { parts.append("\(q.absorbed) absorbed") }
+            if q.conflicts > 0 { parts.append("\(q.conflicts) new conflict\(q.conflicts == 1 ? "" : "s")") }
+            if q.skippedSealed > 0 { parts.append("\(q.skippedSealed) left for the push's replay check") }
+            lines.append("pulled \(q.table) \(name): " + parts.joined(separator: ", "))
+        }
+        return lines + conflictFooter(r.openConflicts, ids: [])
+    }
+
+    static func pullJSON(_ r: PullReport) -> JSONValue {
+        [
+            "queries": .array(r.queries.map { q in
+                [
+                    "table": .string(q.table), "queryId": q.queryID.map { .string($0) } ?? .null,
+                    "received": .number(Double(q.received)), "created": .number(Double(q.created)),
+                    "updated": .number(Double(q.updated)), "removed": .number(Double(q.removed)),
+                    "merged": .number(Double(q.merged)), "absorbed": .number(Double(q.absorbed)),
+                    "conflicts": .number(Double(q.conflicts)), "skippedSealed": .number(Double(q.skippedSealed)),
+                    "pages": .number(Double(q.pages)), "rejected": q.rejected.map { .string($0) } ?? .null,
+                    "token": q.token.map { ["updatedAt": .string($0.updatedAt), "id": $0.id.map { .string($0) } ?? .null] } ?? .null,
+                    "notes": .array(q.notes.map { .string($0) }),
+                ]
+            }),
+            "warnings": .array(r.warnings.map { .string($0) }),
+            "openConflicts": .number(Double(r.openConflicts)),
+            "stop": stopJSON(r.stop),
+        ]
+    }
+
+    static func stopJSON(_ stop: SyncStop?) -> JSONValue {
+        guard let stop else { return .null }
+        return ["kind": .string(stop.kind.rawValue), "status": stop.status.map { .number(Double($0)) } ?? .null,
+                "message": .string(stop.message)]
+    }
+
+    /// The stop as an error on stderr, with what to do.
+    static func stopLines(_ stop: SyncStop, command: String) -> [String] {
+        let hint: String
+        switch stop.kind {
+        case .network, .server: hint = "nothing was lost; run 'todo \(command)' again when the server is reachable"
+        case .auth: hint = "nothing was lost; fix the app key, then run 'todo \(command)' again"
+        case .config: hint = "nothing was lost; see 'todo remote'"
+        }
+        return ["error: \(stop.message)", "hint: \(hint)"]
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,52 @@
+import TableProtocol
+import TodoBasics
+import TodoModel
+import TodoStore
+import TodoSync
+
+/// Builds the table client for a replica's remote: URL, generation, app key, timeouts.
+enum RemoteAccess {
+    static func client(_ store: Store, _ ctx: CommandContext) throws(CLIError) -> (TableClient, RemoteEndpoint, ReplicaConfig) {
+        let config: ReplicaConfig
+        do { config = try store.config() } catch { throw .store(error) }
+        guard let remote = config.remote else {
+            throw CLIError(.failure, "this replica has no remote", hint: "set one with 'todo remote set URL'")
+        }
+        let endpoint = try endpoint(remote)
+        let generation: Generation = config.protocolGeneration == .mobileServices ? .mobileServices : .mobileApps
+        let appKey = config.appKey ?? ctx.environment["TODO_APP_KEY"]
+        var timeouts = TransportTimeouts()
+        if let t = ctx.environment["TODO_CONNECT_TIMEOUT"].flatMap(Double.init), t > 0 { timeouts.connect = t }
+        if let t = ctx.environment["TODO_REQUEST_TIMEOUT"].flatMap(Double.init), t > 0 { timeouts.request = t }
+        var retry = RetryPolicy()
+        if let scale = ctx.environment["TODO_RETRY_WAIT_SCALE"].flatMap(Double.init), scale >= 0 {
+            retry.waits = retry.waits.map { $0 * scale }
+            retry.maximumRetryAfter = retry.maximumRetryAfter * max(scale, 0.000_001)
+            let sleep = retry.sleep
+            retry.sleep = { seconds in sleep(seconds * scale) }
+        }
+        let transport = Transports.make(endpoint: endpoint, timeouts: timeouts)
+        let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey,
+                                 installationID: config.installationId, todoVersion: TodoMain.version, retry: retry)
+        return (client, endpoint, config)
+    }
+
+    static func endpoint(_ url: String) throws(CLIError) -> RemoteEndpoint {
+        do { return try RemoteEndpoint(parsing: url) } catch {
+            throw CLIError(.failure, "the remote URL is not usable: \(error.message)", hint: "fix it with 'todo remote set URL'")
+        }
+    }
+
+    /// Progress on stderr for terminals: "push: 1200/10000 ops, 2400/s".
+    static func progress(_ ctx: CommandContext, unit: String) -> @Sendable (SyncProgress) -> Void {
+        let console = ctx.console
+        return { p in
+            let rate = p.elapsed > 0 ? " \(Int(Double(p.done) / p.elapsed))/s" : ""
+            let total = p.total.map { "/\($0)" } ?? ""
+            console.progress("\(p.phase): \(p.done)\(total) \(unit)\(rate)")
+        }
+    }
+
+    /// A local failure during sync (the store) and the exit code.
+    static func storeFailure(_ error: StoreError) -> CLIError { .store(error) }
+}

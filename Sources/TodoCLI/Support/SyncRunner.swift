@@ -1,0 +1,79 @@
+import TableProtocol
+import TodoModel
+import TodoStore
+import TodoSync
+
+/// Runs push and pull for the commands that need them (push, pull, sync, clone), under the
+/// store lock that the caller holds, and prints their reports.
+enum SyncRunner {
+    static func push(_ store: Store, _ ctx: CommandContext, table: String?, json: Bool, concurrency: Int? = nil) throws(CLIError) -> PushReport {
+        let (client, endpoint, config) = try RemoteAccess.client(store, ctx)
+        defer { client.transport.close() }
+        let engine = PushEngine(store: store, client: client, clock: ctx.clock,
+                                progress: RemoteAccess.progress(ctx, unit: "operations"))
+        var options = PushEngine.Options(table: table)
+        if let concurrency { options.concurrency = concurrency }
+        var report: PushReport
+        do { report = try engine.run(options) } catch { throw .store(error) }
+        ctx.console.endProgress()
+        report.remote = endpoint.displayURL
+        report.generation = config.protocolGeneration.rawValue
+        if json {
+            ctx.console.outRaw(SyncRenderer.pushJSON(report).canonicalBytes())
+        } else {
+            for line in SyncRenderer.pushText(report) { ctx.console.out(line) }
+        }
+        if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "push") { ctx.console.err(line) } }
+        return report
+    }
+
+    static func pull(_ store: Store, _ ctx: CommandContext, options: PullEngine.Options, json: Bool) throws(CLIError) -> PullReport {
+        let (client, _, config) = try RemoteAccess.client(store, ctx)
+        defer { client.transport.close() }
+        let report: PullReport
+        do {
+            let engine = try PullEngine(store: store, client: client, clock: ctx.clock, pageSize: config.pageSize,
+                                        progress: RemoteAccess.progress(ctx, unit: "rows"))
+            report = try engine.run(options)
+        } catch {
+            throw .store(error)
+        }
+        ctx.console.endProgress()
+        if json {
+            ctx.console.outRaw(SyncRenderer.pullJSON(report).canonicalBytes())
+        } else {
+            for line in SyncRenderer.pullText(report) { ctx.console.out(line) }
+        }
+        for warning in report.warnings { ctx.console.err("warning: \(warning)") }
+        for q in report.queries {
+            if let rejected = q.rejected {
+                ctx.console.err("error: \(q.table) query '\(q.queryID ?? "(one-off)")': \(rejected)")
+            }
+        }
+        if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull") { ctx.console.err(line) } }
+        return report
+    }
+
+    /// Validates `--query-id` and `--filter` before any request (sync.md §5.1.2).
+    static func pullOptions(_ args: ParsedArguments, command: String) throws(CLIError) -> PullEngine.Options {
+        let queryID = args.value("--query-id")
+        if let queryID {
+            let ok = (1...64).contains(queryID.utf8.count) && queryID.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+            }
+            guard ok else {
+                throw .usage("'\(queryID)' is not a query id; use 1 to 64 characters of A-Z a-z 0-9 . _ -", command: command)
+            }
+        }
+        let filter = args.value("--filter")
+        if let filter {
+            do { _ = try ODataQueryOptions.parseFilter(filter) } catch {
+                throw .usage("the filter does not parse: \(error)", command: command)
+            }
+        }
+        if args.value("--query-id") != nil || filter != nil, let table = args.value("--table"), let p = TableName.problem(table) {
+            throw .usage(p, command: command)
+        }
+        return PullEngine.Options(table: args.value("--table"), queryID: queryID, filter: filter, full: args.has("--full"))
+    }
+}

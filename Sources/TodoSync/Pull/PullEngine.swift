@@ -1,0 +1,227 @@
+import TableProtocol
+import TodoBasics
+import TodoModel
+import TodoStore
+
+/// `todo pull` (sync.md §5): pages through each query from its token and commits page by page,
+/// so an interrupted first pull of a large table keeps its progress.
+public final class PullEngine {
+    public struct Options: Sendable {
+        public var table: String?
+        public var queryID: String?
+        public var filter: String?
+        public var full: Bool
+
+        public init(table: String? = nil, queryID: String? = nil, filter: String? = nil, full: Bool = false) {
+            self.table = table
+            self.queryID = queryID
+            self.filter = filter
+            self.full = full
+        }
+    }
+
+    let store: Store
+    let client: TableClient
+    let clock: Clock
+    let pageSize: Int
+    let progress: (@Sendable (SyncProgress) -> Void)?
+    var index: LocalIndex
+    var warnedNames = Set<String>()
+    var currentOptions = Options()
+
+    public init(store: Store, client: TableClient, clock: Clock, pageSize: Int,
+                progress: (@Sendable (SyncProgress) -> Void)? = nil) throws(StoreError) {
+        self.store = store
+        self.client = client
+        self.clock = clock
+        self.pageSize = pageSize
+        self.progress = progress
+        self.index = try LocalIndex(store: store)
+    }
+
+    public func run(_ options: Options) throws(StoreError) -> PullReport {
+        var report = PullReport()
+        currentOptions = options
+        let started = clock.nowMilliseconds()
+        for job in try jobs(options, report: &report) {
+            var result = PullReport.QueryResult(table: job.table, queryID: job.queryID)
+            result.notes = job.notes
+            let stop = try pull(job, into: &result, report: &report, started: started)
+            report.queries.append(result)
+            if let stop {
+                report.stop = stop
+                break
+            }
+        }
+        report.openConflicts = try store.conflictNames().count
+        return report
+    }
+
+    // MARK: Queries
+
+    struct Job {
+        var table: String
+        var queryID: String?
+        var filter: String?
+        var notes: [String] = []
+        var resetToken = false
+    }
+
+    /// The queries this pull runs (§5.1.1).
+    func jobs(_ options: Options, report: inout PullReport) throws(StoreError) -> [Job] {
+        let config = try store.config()
+        if options.queryID != nil || options.filter != nil {
+            let requested = options.table ?? config.defaultTable
+            let table = try store.resolveTable(requested) ?? requested
+            guard let queryID = options.queryID else { return [Job(table: table, queryID: nil, filter: options.filter)] }
+            let stored = try store.tableConfig(table)?.queries[queryID]
+            var job = Job(table: table, queryID: queryID, filter: options.filter ?? stored?.filter)
+            if let stored, options.filter != nil, stored.filter != options.filter {
+                job.resetToken = true
+                job.notes.append("the filter of query '\(queryID)' changed; pulling it from the beginning")
+            }
+            return [job]
+        }
+        var tables = try store.tables()
+        if let only = options.table {
+            tables = [try store.resolveTable(only) ?? only]
+        } else if !tables.contains(where: { TableName.same($0, config.defaultTable) }) {
+            tables.append(config.defaultTable)
+        }
+        var jobs: [Job] = []
+        for table in tables.sorted() {
+            let queries = try store.tableConfig(table)?.queries ?? [:]
+            if queries.isEmpty {
+                jobs.append(Job(table: table, queryID: "default", filter: nil))
+            } else {
+                for (id, query) in queries.sorted(by: { $0.key < $1.key }) {
+                    jobs.append(Job(table: table, queryID: id, filter: query.filter))
+                }
+            }
+        }
+        return jobs
+    }
+
+    // MARK: Page loop (§5.3)
+
+    func pull(_ job: Job, into result: inout PullReport.QueryResult, report: inout PullReport, started: Int64) throws(StoreError) -> SyncStop? {
+        var tableConfig = try store.tableConfig(job.table) ?? TableConfig(name: job.table)
+        let stored = job.queryID.flatMap { tableConfig.queries[$0] }
+        let full = currentOptions.full
+        let useToken = job.queryID != nil && !full && !job.resetToken
+        if full { tableConfig.cursorMode = .cursor }
+        var cursor = PageCursor(mode: tableConfig.cursorMode,
+                                token: useToken ? stored?.token : nil)
+        let startToken = useToken ? stored?.token : nil
+        while true {
+            let query = cursor.query(filter: job.filter, generation: client.generation, pageSize: pageSize)
+            let reply: TableReply
+            switch client.read(.page(table: job.table, query: query), purpose: .pull) {
+            case .failure(let failure): return .network(failure)
+            case .success(let r): reply = r
+            }
+            if !reply.isSuccess {
+                if cursor.mode == .cursor, [400, 500, 501].contains(reply.status) {
+                    cursor.fallBack(to: cursor.token ?? startToken)
+                    tableConfig.cursorMode = .skip
+                    result.notes.append("the server cannot page by (updatedAt, id); using updatedAt and $skip")
+                    continue
+                }
+                switch reply.status {
+                case 300...399: return .redirect(reply)
+                case 401, 403: return .auth(reply)
+                case 404:
+                    result.rejected = "the server has no table '\(job.table)'"
+                    return nil
+                case 408, 429, 500...599: return .server(reply)
+                default:
+                    result.rejected = "the server rejected the query (\(reply.status))\(reply.message.map { ": " + $0 } ?? "")"
+                    return nil
+                }
+            }
+            guard let rawRows = reply.rows else {
+                return .unexpected(reply, doing: "a pull page of \(job.table) (no list of rows)")
+            }
+            result.pages += 1
+            if rawRows.isEmpty {
+                if job.queryID != nil {
+                    var tx = try store.transaction()
+                    var q = tableConfig.queries[job.queryID!] ?? TableConfig.Query(filter: job.filter)
+                    q.filter = job.filter
+                    q.lastPullAt = clock.nowText()
+                    if job.resetToken && result.received == 0 { q.token = nil }
+                    tableConfig.queries[job.queryID!] = q
+                    tx.putTableConfig(tableConfig)
+                    try store.commit(tx)
+                    result.token = q.token
+                }
+                return nil
+            }
+            var rows: [Item] = []
+            for raw in rawRows {
+                guard let normalized = WireItem.normalize(raw) else {
+                    report.warnings.append("skipped a row without a valid id: \(String(raw.compactText.prefix(80)))")
+                    continue
+                }
+                for name in normalized.dropped where warnedNames.insert(name).inserted {
+                    report.warnings.append("ignored member '\(name)' (not a user field name)")
+                }
+                rows.append(normalized.item)
+            }
+            var tx = try store.transaction()
+            let now = clock.nowText()
+            do {
+                for row in rows { try apply(row, table: job.table, into: &tx, result: &result, now: now) }
+            } catch {
+                index.discard()
+                throw error
+            }
+            result.received += rawRows.count
+            let inOrder = cursor.advance(past: rows)
+            if !inOrder {
+                cursor.fallBack(to: startToken)
+                tableConfig.cursorMode = .skip
+                result.notes.append("the server returned rows out of (updatedAt, id) order; using updatedAt and $skip")
+            }
+            if let queryID = job.queryID {
+                var q = tableConfig.queries[queryID] ?? TableConfig.Query(filter: job.filter)
+                q.filter = job.filter
+                if let token = cursor.token { q.token = token }
+                tableConfig.queries[queryID] = q
+                result.token = q.token
+            }
+            tx.putTableConfig(tableConfig)
+            try store.commit(tx)
+            index.commit()
+            progress?(SyncProgress(phase: "pull \(job.table)", done: result.received, total: nil,
+                                   elapsed: Double(clock.nowMilliseconds() - started) / 1000))
+        }
+    }
+
+
+    /// §5.5 for one row, staged into the page's transaction.
+    func apply(_ row: Item, table: String, into tx: inout StoreTransaction, result: inout PullReport.QueryResult, now: String) throws(StoreError) {
+        let local = try index.local(ItemKey(table, row.id), table: table, id: row.id, store: store)
+        let plan = PulledRow.apply(row, to: local, now: now)
+        switch plan.outcome {
+        case .created: result.created += 1
+        case .updated: result.updated += 1
+        case .removed: result.removed += 1
+        case .merged: result.merged += 1
+        case .absorbed: result.absorbed += 1
+        case .conflict: result.conflicts += 1
+        case .skippedSealed: result.skippedSealed += 1
+        case .conflictClosed, .conflictRefreshed, .bothDeleted, .unchanged, .skippedPending: break
+        }
+        for op in plan.removals { tx.removeOperation(op) }
+        for op in plan.writes { tx.putOperation(op) }
+        if let item = plan.item {
+            if let item { tx.putItem(item, table: table) } else if let existing = local.item { tx.removeItem(table: table, id: existing.id) }
+        }
+        if let conflict = plan.conflict {
+            if let conflict { tx.putConflict(conflict) } else { tx.removeConflict(table: table, id: local.conflict?.id ?? row.id) }
+        }
+        for receipt in plan.receipts { tx.addReceipt(receipt) }
+        index.stage(table, row.id, plan: plan, local: local)
+    }
+}

@@ -1,0 +1,230 @@
+import TodoModel
+
+/// What one op's trip to the server came to. The push engine commits it.
+enum SendOutcome: Sendable {
+    /// Done. `server` is S for inserts and updates (nil for deletes).
+    case succeeded(server: Item?, receipt: PushRules.ReceiptKind?)
+    /// The op changed and must be committed, sealed, then sent again: an auto-merge, a landed
+    /// undelete, an insert to send once more, an undelete that became an insert.
+    case resend(PendingOperation, receipt: Receipt?, merged: Bool)
+    /// A conflict or rejection to record; the op is unsealed and its item held.
+    case conflict(reason: Conflict.Reason, status: Int?, message: String?, server: Item?, fields: [String])
+    /// The push stops. `unsealed`: the failure proves nothing reached the server.
+    case stopped(SyncStop, unsealed: Bool)
+    /// Not sent because the push stopped first: the marker is cleared.
+    case notSent
+}
+
+/// Sends one op and follows it through retries, the replay check and conflict statuses
+/// (sync.md §4.3–§4.8). Runs on a worker thread; reads nothing from the store.
+struct OperationSender: Sendable {
+    let client: TableClient
+    /// Merges already done for this op in this push (§4.6.3 allows 3).
+    static let maximumMerges = 3
+
+    struct Context: Sendable {
+        var op: PendingOperation
+        /// The op was sealed before this push: run the replay check before anything is sent.
+        var sealedAtStart: Bool
+        var onlyOp: Bool
+        var merges: Int
+        var insertedAgain: Bool
+    }
+
+    func run(_ context: Context) -> SendOutcome {
+        let op = context.op
+        var check = context.sealedAtStart
+        var attempt = 1
+        while true {
+            if check {
+                switch fetch(op) {
+                case .failure(let stop): return .stopped(stop, unsealed: false)
+                case .success(let server):
+                    let verdict = PushRules.replay(op, server: server, onlyOp: context.onlyOp)
+                    if verdict != .send { return outcome(of: verdict, server: server, context) }
+                }
+            }
+            switch client.send(call(for: op), purpose: .push) {
+            case .failure(let failure):
+                let delay = client.retry.delay(after: attempt, retryAfter: nil)
+                guard let delay else { return .stopped(.network(failure), unsealed: !failure.mayHaveReachedServer) }
+                client.retry.sleep(delay)
+                check = failure.mayHaveReachedServer
+                attempt += 1
+            case .success(let reply):
+                if RetryPolicy.isRetryable(status: reply.status) {
+                    guard let delay = client.retry.delay(after: attempt, retryAfter: reply.retryAfter) else {
+                        return .stopped(reply.status == 408 ? SyncStop(.network, status: 408, message: "the server timed out the request (408) 3 times")
+                                        : .server(reply), unsealed: false)
+                    }
+                    client.retry.sleep(delay)
+                    check = true
+                    attempt += 1
+                    continue
+                }
+                return answer(reply, context)
+            }
+        }
+    }
+
+    /// §4.7: what a definitive status means for this op.
+    private func answer(_ reply: TableReply, _ context: Context) -> SendOutcome {
+        let op = context.op
+        let status = reply.status
+        if reply.isSuccess { return success(reply, op) }
+        switch status {
+        case 300...399: return .stopped(.redirect(reply), unsealed: true)
+        case 401, 403: return .stopped(.auth(reply), unsealed: true)
+        case 405:
+            return .stopped(SyncStop(.config, status: 405, message: "the server does not allow \(methodName(op)) on table '\(op.table)' (405)"), unsealed: true)
+        case 404:
+            if op.kind == .delete { return .succeeded(server: nil, receipt: nil) }
+            if op.restore {
+                var insert = op
+                insert.kind = .insert
+                insert.base = nil
+                insert.restore = false
+                return .resend(insert, receipt: nil, merged: false)
+            }
+            switch client.read(.probeTable(table: op.table), purpose: .push) {
+            case .failure(let failure): return .stopped(.network(failure), unsealed: true)
+            case .success(let probe) where probe.status == 404:
+                return .stopped(SyncStop(.config, status: 404, message: "the server has no table '\(op.table)'"), unsealed: true)
+            case .success:
+                break
+            }
+            if op.kind == .insert { return rejection(reply, op) }
+            return serverCopyConflict(reply, context, status: 404)
+        case 409, 412:
+            if op.restore { return conflictWithServer(reply, op, status: status) }
+            return serverCopyConflict(reply, context, status: status)
+        case 410:
+            switch op.kind {
+            case .delete: return .succeeded(server: nil, receipt: nil)
+            case .insert: return conflictWithServer(reply, op, status: 410)
+            case .update: return serverCopyConflict(reply, context, status: 410)
+            }
+        default:
+            return rejection(reply, op)
+        }
+    }
+
+    private func success(_ reply: TableReply, _ op: PendingOperation) -> SendOutcome {
+        if op.kind == .delete { return .succeeded(server: nil, receipt: nil) }
+        var server = reply.item
+        if server == nil || !ItemID.same(server!.id, op.id) {
+            if case .success(let got) = fetch(op), let got { server = got } else { server = nil }
+        }
+        if op.restore {
+            guard let s = server else { return .stopped(SyncStop(.server, message: "the undelete of \(op.id) succeeded but the server copy could not be read; run 'todo push' again"), unsealed: false) }
+            var next = op
+            next.base = s
+            next.restore = false
+            return .resend(next, receipt: nil, merged: false)
+        }
+        guard var s = server else { return .succeeded(server: op.item.userCopy, receipt: nil) }
+        // Mobile Services answers a PATCH with the patch only: fill what was sent (§4.5.1).
+        for (name, value) in op.item.fields where s.fields[name] == nil { s.fields[name] = value }
+        return .succeeded(server: s, receipt: nil)
+    }
+
+    /// 409/412/404/410: S from the body when it has a version, else from a GET (§4.6.1).
+    private func serverCopyConflict(_ reply: TableReply, _ context: Context, status: Int) -> SendOutcome {
+        let op = context.op
+        let server: Item?
+        if let s = trustedCopy(reply, op) {
+            server = s
+        } else {
+            switch fetch(op) {
+            case .failure(let stop): return .stopped(stop, unsealed: true)
+            case .success(let s): server = s
+            }
+        }
+        return outcome(of: PushRules.afterConflictStatus(op, server: server, onlyOp: context.onlyOp, status: status),
+                       server: server, context)
+    }
+
+    private func conflictWithServer(_ reply: TableReply, _ op: PendingOperation, status: Int) -> SendOutcome {
+        var server = trustedCopy(reply, op)
+        if server == nil, case .success(let s) = fetch(op) { server = s }
+        return .conflict(reason: .conflict, status: status, message: nil, server: server, fields: [])
+    }
+
+    /// §4.8.3: refused for a reason other than a version conflict. The server copy comes from a GET.
+    private func rejection(_ reply: TableReply, _ op: PendingOperation) -> SendOutcome {
+        var server: Item? = nil
+        if case .success(let s) = fetch(op) { server = s }
+        return .conflict(reason: .rejected, status: reply.status, message: reply.message, server: server, fields: [])
+    }
+
+    /// Turns a rule's verdict, made on the server copy `server`, into an outcome.
+    private func outcome(of verdict: PushRules.Verdict, server: Item?, _ context: Context) -> SendOutcome {
+        let op = context.op
+        switch verdict {
+        case .send:
+            return .resend(op, receipt: nil, merged: false)
+        case .succeeded(let server, let receipt):
+            return .succeeded(server: server, receipt: receipt)
+        case .conflict(let status, let fields):
+            return .conflict(reason: .conflict, status: status, message: nil, server: server, fields: fields)
+        case .restoreLanded(let server):
+            var next = op
+            next.base = server
+            next.restore = false
+            return .resend(next, receipt: nil, merged: false)
+        case .insertAgain:
+            guard !context.insertedAgain else {
+                return .conflict(reason: .conflict, status: 409, message: "the server reports the id as taken but has no such row", server: nil, fields: [])
+            }
+            return .resend(op, receipt: nil, merged: false)
+        case .merged(let fields, let fromClient, let fromServer, let server):
+            guard context.merges < Self.maximumMerges else {
+                return .conflict(reason: .conflict, status: 412, message: nil, server: server, fields: [])
+            }
+            var next = op
+            next.item = Item(id: op.item.id, fields: fields)
+            next.base = server
+            let receipt = Receipt(decision: .merge, rule: "push", table: op.table, id: op.id, operation: op.reference,
+                                  kept: next.item, lost: [:], fields: (fromClient, fromServer))
+            return .resend(next, receipt: receipt, merged: true)
+        }
+    }
+
+    private func trustedCopy(_ reply: TableReply, _ op: PendingOperation) -> Item? {
+        guard let s = reply.item, s.system.version != nil, ItemID.same(s.id, op.id) else { return nil }
+        return s
+    }
+
+    /// `GET …?__includeDeleted=true`; nil on 404.
+    func fetch(_ op: PendingOperation) -> Result<Item?, SyncStop> {
+        switch client.read(.fetch(table: op.table, id: op.id), purpose: .push) {
+        case .failure(let failure): return .failure(.network(failure))
+        case .success(let reply):
+            if reply.status == 404 || reply.status == 410 { return .success(nil) }
+            if reply.isSuccess, let item = reply.item { return .success(item) }
+            if reply.status == 401 || reply.status == 403 { return .failure(.auth(reply)) }
+            if (300...399).contains(reply.status) { return .failure(.redirect(reply)) }
+            if RetryPolicy.isRetryable(status: reply.status) { return .failure(.server(reply)) }
+            return .failure(.unexpected(reply, doing: "GET of \(op.table)/\(op.id)"))
+        }
+    }
+
+    func call(for op: PendingOperation) -> TableCall {
+        switch op.kind {
+        case .insert: return .insert(table: op.table, body: WireItem.insertBody(op.item))
+        case .update where op.restore: return .undelete(table: op.table, id: op.id, version: op.base?.system.version)
+        case .update:
+            return .update(table: op.table, id: op.id, body: WireItem.updateBody(op.item, base: op.base), version: op.base?.system.version)
+        case .delete: return .delete(table: op.table, id: op.id, version: op.base?.system.version)
+        }
+    }
+
+    private func methodName(_ op: PendingOperation) -> String {
+        switch call(for: op) {
+        case .insert, .undelete: "POST"
+        case .update: "PATCH"
+        case .delete: "DELETE"
+        default: "GET"
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import TodoModel
+
+/// What a push did (sync.md §4.9.1). The CLI renders it as text or JSON.
+public struct PushReport: Sendable {
+    /// One op's result, for the per-op lines.
+    public struct Line: Sendable, Equatable {
+        public enum Result: Sendable, Equatable {
+            case ok
+            case replayed(String)
+            case merged
+            case absorbed
+            case conflict(status: Int?, description: String)
+            case rejected(status: Int?, message: String?)
+            case held
+            case stopped
+        }
+        public var kind: PendingOperation.Kind
+        public var table: String
+        public var id: String
+        public var result: Result
+    }
+
+    public var remote: String = ""
+    public var generation: String = ""
+    public var sent: [PendingOperation.Kind: Int] = [:]
+    public var succeeded = 0
+    public var replayed = 0
+    public var merged = 0
+    public var newConflicts = 0
+    public var newRejections = 0
+    public var held = 0
+    public var remaining = 0
+    public var openConflicts = 0
+    public var stop: SyncStop?
+    public var lines: [Line] = []
+
+    public init() {}
+
+    public var totalSent: Int { sent.values.reduce(0, +) }
+
+    /// sync.md §4.9.2.
+    public var exitStatus: Int32 {
+        if let stop { return stop.exitStatus }
+        return openConflicts > 0 ? 3 : 0
+    }
+}
+
+/// Progress of a long push or pull, for a terminal: counts so far and the total when known.
+public struct SyncProgress: Sendable, Equatable {
+    public var phase: String
+    public var done: Int
+    public var total: Int?
+    public var elapsed: Double
+
+    public init(phase: String, done: Int, total: Int?, elapsed: Double) {
+        self.phase = phase
+        self.done = done
+        self.total = total
+        self.elapsed = elapsed
+    }
+}

@@ -1,0 +1,89 @@
+import TableProtocol
+import TodoModel
+
+/// Turns server copies into the replica's form and items into request bodies (protocol §10.3,
+/// §10.7). The only place that knows both the wire names and the store names.
+public enum WireItem {
+    /// A server copy in replica form, and the member names that were dropped (for one warning).
+    public struct Normalized: Sendable {
+        public var item: Item
+        public var dropped: [String]
+    }
+
+    /// Normalises one row: system properties under `ms_` names (either wire spelling, any case),
+    /// `null` members dropped, other `__`/`ms_` members and invalid names dropped with a warning,
+    /// nested values dropped with a warning. `etagVersion` fills a missing version (§10.4).
+    /// Nil when the row has no usable id.
+    public static func normalize(_ value: JSONValue, etagVersion: String? = nil) -> Normalized? {
+        guard let object = value.objectValue, let id = object["id"]?.stringValue, ItemID.problem(id) == nil else {
+            return nil
+        }
+        var fields: [String: JSONValue] = [:]
+        var system = SystemProperties()
+        var dropped: [String] = []
+        for (name, member) in object where name != "id" {
+            if member.isNull { continue }
+            if let property = SystemProperty(anySpelling: name), isSystemSpelling(name) {
+                switch property {
+                case .createdAt: system.createdAt = member.stringValue
+                case .updatedAt: system.updatedAt = member.stringValue
+                case .version: system.version = member.stringValue
+                case .deleted: system.deleted = member.boolValue == true
+                }
+                continue
+            }
+            switch member {
+            case .array, .object:
+                dropped.append(name)
+            default:
+                if FieldName.problem(name) == nil { fields[name] = member } else { dropped.append(name) }
+            }
+        }
+        if system.version == nil { system.version = etagVersion }
+        return Normalized(item: Item(id: id, fields: fields, system: system), dropped: dropped.sorted())
+    }
+
+    /// `createdAt` / `__createdAt` in any letter case, but not `ms_createdAt` or `x__createdAt`.
+    private static func isSystemSpelling(_ name: String) -> Bool {
+        !name.lowercased().hasPrefix("ms_")
+    }
+
+    /// The version carried by an `ETag` header: `W/` removed, quotes removed, `\"` unescaped.
+    public static func version(fromETag etag: String?) -> String? {
+        guard var text = etag?.trimmingSpaces, !text.isEmpty else { return nil }
+        if text.hasPrefix("W/") { text.removeFirst(2) }
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+        return text.replacing("\\\"", with: "\"").replacing("\\\\", with: "\\")
+    }
+
+    /// `If-Match` value for a version: quoted, with `"` and `\` escaped (protocol §10.3).
+    public static func ifMatch(_ version: String) -> String {
+        "\"" + version.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+    }
+
+    /// Insert body: `id` plus every user field (the replica stores no nulls).
+    public static func insertBody(_ item: Item) -> JSONValue {
+        var o = item.fields
+        o["id"] = .string(item.id)
+        return .object(o)
+    }
+
+    /// Update body: the whole item, plus `null` for every user field of the base the item lacks,
+    /// so a field removed here is cleared on the server too.
+    public static func updateBody(_ item: Item, base: Item?) -> JSONValue {
+        var o = item.fields
+        for name in base?.fields.keys ?? [:].keys where item.fields[name] == nil { o[name] = .null }
+        o["id"] = .string(item.id)
+        return .object(o)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+
+}

@@ -1,0 +1,56 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs blocking work (network requests) on a few real threads. GCD's pool stays near the core
+/// count when threads block in sockets, so the push would not get its concurrency from it.
+enum WorkerPool {
+    /// `body` for every element, at most `width` at a time; results in input order.
+    static func map<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ body: @escaping @Sendable (T) -> R) -> [R] {
+        let threads = min(max(width, 1), items.count)
+        guard threads > 1 else { return items.map(body) }
+        let shared = Shared(items: items, body: body)
+        var ids: [pthread_t] = []
+        for _ in 1..<threads {
+            let context = Unmanaged.passRetained(shared as AnyObject).toOpaque()
+            var id = pthread_t()
+            let started = pthread_create(&id, nil, { raw in
+                guard let raw else { return nil }
+                (Unmanaged<AnyObject>.fromOpaque(raw).takeRetainedValue() as? any Drainable)?.drain()
+                return nil
+            }, context)
+            if started == 0 { ids.append(id) } else { Unmanaged<AnyObject>.fromOpaque(context).release() }
+        }
+        shared.drain()
+        for id in ids { pthread_join(id, nil) }
+        return shared.results()
+    }
+
+    private final class Shared<T: Sendable, R: Sendable>: Drainable, @unchecked Sendable {
+        let items: [T]
+        let body: @Sendable (T) -> R
+        let next = Atomic<Int>(0)
+        let slots: Mutex<[R?]>
+
+        init(items: [T], body: @escaping @Sendable (T) -> R) {
+            self.items = items
+            self.body = body
+            slots = Mutex([R?](repeating: nil, count: items.count))
+        }
+
+        func drain() {
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < items.count else { return }
+                let result = body(items[index])
+                slots.withLock { $0[index] = result }
+            }
+        }
+
+        func results() -> [R] { slots.withLock { $0.map { $0! } } }
+    }
+}
+
+private protocol Drainable: AnyObject { func drain() }

@@ -1,0 +1,50 @@
+/// Why a push or pull stopped early (sync.md §4.9, §5.9). Everything committed before stays.
+public struct SyncStop: Error, Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// Network failure or timeout after the retries: exit 4.
+        case network
+        /// 401 or 403: exit 4.
+        case auth
+        /// 429 or 5xx after the retries: exit 4.
+        case server
+        /// Redirect, 405, missing table: exit 1.
+        case config
+    }
+
+    public var kind: Kind
+    public var status: Int?
+    public var message: String
+
+    public init(_ kind: Kind, status: Int? = nil, message: String) {
+        self.kind = kind
+        self.status = status
+        self.message = message
+    }
+
+    /// The exit status this stop gives push, pull and sync (sync.md §11.2).
+    public var exitStatus: Int32 { kind == .config ? 1 : 4 }
+
+    static func redirect(_ reply: TableReply) -> SyncStop {
+        SyncStop(.config, status: reply.status,
+                 message: "the server redirected to \(reply.location ?? "(no Location)"); update the remote URL with 'todo remote set URL'")
+    }
+
+    static func auth(_ reply: TableReply) -> SyncStop {
+        SyncStop(.auth, status: reply.status,
+                 message: "the server refused the credentials (\(reply.status)\(reply.message.map { ": " + $0 } ?? "")); check the app key ('todo remote set --app-key KEY' or TODO_APP_KEY)")
+    }
+
+    static func server(_ reply: TableReply) -> SyncStop {
+        SyncStop(.server, status: reply.status,
+                 message: "the server answered \(reply.status)\(reply.message.map { ": " + $0 } ?? "") after 3 attempts; try again later")
+    }
+
+    static func network(_ failure: TransportFailure) -> SyncStop {
+        SyncStop(.network, message: failure.message)
+    }
+
+    static func unexpected(_ reply: TableReply, doing what: String) -> SyncStop {
+        SyncStop(.config, status: reply.status,
+                 message: "unexpected answer \(reply.status) to \(what)\(reply.message.map { ": " + $0 } ?? "")")
+    }
+}

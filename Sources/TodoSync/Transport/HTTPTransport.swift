@@ -1,0 +1,69 @@
+import TableProtocol
+
+/// Carries whole HTTP requests to the remote and whole responses back.
+///
+/// The sync engines speak only this seam: the real transports (sockets for http, the
+/// `todo-remote-https` helper for https) and the tests' scripted servers all fit behind it.
+/// `send` may be called from several threads at once; each call uses its own connection,
+/// and finished connections are kept for reuse (keep-alive).
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` (its `target` is the path and query as sent, e.g. `/api/tables/todoitem?$top=1`;
+    /// the transport adds `Host` and `Content-Length`) and returns the whole response, or why
+    /// there is none.
+    func send(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure>
+    /// Closes pooled connections (and helper processes). Later sends open new ones.
+    func close()
+}
+
+/// Why a request got no response. `mayHaveReachedServer` tells the push whether the write
+/// could have landed (sync.md §3.5.4): only failures that prove nothing was sent clear the
+/// in-flight marker.
+public enum TransportFailure: Error, Sendable, Equatable {
+    /// The host name did not resolve. Nothing was sent.
+    case cannotResolve(host: String, reason: String)
+    /// The connection could not be opened (refused, unreachable, connect timeout). Nothing was sent.
+    case cannotConnect(endpoint: String, reason: String)
+    /// TLS failed before the request was written. Nothing was sent.
+    case tlsFailed(reason: String)
+    /// No complete response within the request timeout.
+    case timedOut(seconds: Double, requestSent: Bool)
+    /// The connection closed or reset before a complete response arrived.
+    case connectionLost(reason: String, requestSent: Bool)
+    /// The bytes that came back are not an HTTP/1.x response.
+    case badResponse(reason: String)
+
+    public var mayHaveReachedServer: Bool {
+        switch self {
+        case .cannotResolve, .cannotConnect, .tlsFailed: false
+        case .timedOut(_, let sent), .connectionLost(_, let sent): sent
+        case .badResponse: true
+        }
+    }
+
+    /// One line for people: what failed.
+    public var message: String {
+        switch self {
+        case .cannotResolve(let host, let reason): "cannot resolve host '\(host)': \(reason)"
+        case .cannotConnect(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"
+        case .tlsFailed(let reason): "TLS handshake failed: \(reason)"
+        case .timedOut(let seconds, _): "no response within \(Self.seconds(seconds))"
+        case .connectionLost(let reason, _): "the connection was lost: \(reason)"
+        case .badResponse(let reason): "the server's answer is not valid HTTP: \(reason)"
+        }
+    }
+
+    private static func seconds(_ s: Double) -> String {
+        s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
+    }
+}
+
+/// Connect and whole-request timeouts (protocol §10.6), in seconds.
+public struct TransportTimeouts: Sendable, Equatable {
+    public var connect: Double
+    public var request: Double
+
+    public init(connect: Double = 10, request: Double = 30) {
+        self.connect = connect
+        self.request = request
+    }
+}

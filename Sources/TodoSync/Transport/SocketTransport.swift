@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TableProtocol
+import TodoBasics
+
+/// The http transport: HTTP/1.1 over plain TCP sockets, with a keep-alive pool.
+///
+/// Each `send` takes an idle connection (or opens one), writes the request and reads the response
+/// with one deadline of `timeouts.request` for both, then pools the connection again unless
+/// either side asked to close. Failures say precisely whether the request left (see
+/// `TransportFailure.mayHaveReachedServer`), because the push decides on that whether a write
+/// may have landed.
+public final class SocketTransport: HTTPTransport {
+    public let endpoint: RemoteEndpoint
+    public let timeouts: TransportTimeouts
+    private let pool: IdlePool<Int32>
+
+    public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts = TransportTimeouts(), maxIdleConnections: Int = 8) {
+        self.endpoint = endpoint
+        self.timeouts = timeouts
+        pool = IdlePool(capacity: maxIdleConnections)
+    }
+
+    deinit {
+        close()
+    }
+
+    public func send(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure> {
+        let bytes = HTTPSerializer.serialize(request, host: endpoint.hostHeader)
+        var mayRetry = true
+        while true {
+            let (pooled, generation) = takeQuietConnection()
+            let fd: Int32
+            if let pooled {
+                fd = pooled
+            } else {
+                switch SocketConnector.connect(to: endpoint, timeout: timeouts.connect) {
+                case .success(let opened): fd = opened
+                case .failure(let failure): return .failure(failure)
+                }
+            }
+            switch exchange(fd, bytes, method: request.method) {
+            case .response(let response, let reusable):
+                if reusable && request.keepAlive, pool.put(fd, generation: generation) == nil {
+                    return .success(response)
+                }
+                closeDescriptor(fd)
+                return .success(response)
+            case .failure(let failure, let staleSuspect):
+                closeDescriptor(fd)
+                // A reused connection the server closed just as we wrote: retry once on a fresh one,
+                // but only when the server cannot have acted on the request (it never got all of
+                // it) or the method is safe to repeat (RFC 9112 §9.3.1).
+                if pooled != nil, mayRetry, staleSuspect,
+                   !failure.mayHaveReachedServer || Self.safeToRepeat(request.method) {
+                    mayRetry = false
+                    continue
+                }
+                return .failure(failure)
+            }
+        }
+    }
+
+    public func close() {
+        for fd in pool.drain() { closeDescriptor(fd) }
+    }
+
+    // MARK: - One exchange
+
+    private enum Exchange {
+        case response(HTTPResponse, reusable: Bool)
+        /// `staleSuspect`: the connection failed before any response byte arrived.
+        case failure(TransportFailure, staleSuspect: Bool)
+    }
+
+    private func exchange(_ fd: Int32, _ bytes: [UInt8], method: String) -> Exchange {
+        let deadline = Deadline(secondsFromNow: timeouts.request)
+        switch DescriptorIO.writeAll(fd, bytes, until: deadline) {
+        case .written:
+            break
+        case .timedOut:
+            return .failure(.timedOut(seconds: timeouts.request, requestSent: false), staleSuspect: false)
+        case .failed(let code):
+            let reason = code == EPIPE || code == ECONNRESET ? "the server closed the connection while the request was being sent" : errnoText(code)
+            return .failure(.connectionLost(reason: reason, requestSent: false), staleSuspect: true)
+        }
+        switch ResponseReader.read(fd, method: method, until: deadline) {
+        case .response(let response, let reusable):
+            return .response(response, reusable: reusable)
+        case .timedOut:
+            return .failure(.timedOut(seconds: timeouts.request, requestSent: true), staleSuspect: false)
+        case .lost(let reason, let receivedAny):
+            return .failure(.connectionLost(reason: reason, requestSent: true), staleSuspect: !receivedAny)
+        case .malformed(let message):
+            return .failure(.badResponse(reason: message), staleSuspect: false)
+        }
+    }
+
+    // MARK: - Pool
+
+    /// An idle connection that the server has not closed meanwhile, or nil (open a new one).
+    /// A pooled connection with input waiting is either closed (EOF) or out of step (bytes no
+    /// request asked for); both are discarded.
+    private func takeQuietConnection() -> (fd: Int32?, generation: Int) {
+        while true {
+            let (fd, generation) = pool.take()
+            guard let fd else { return (nil, generation) }
+            if DescriptorIO.isQuiet(fd) { return (fd, generation) }
+            closeDescriptor(fd)
+        }
+    }
+
+    /// Methods a client may repeat on its own: they do not change anything on the server.
+    private static func safeToRepeat(_ method: String) -> Bool {
+        ["GET", "HEAD", "OPTIONS"].contains(method)
+    }
+}
