@@ -42,33 +42,72 @@ enum Recovery {
             .contains { $0.isEmpty || $0 == "." || $0 == ".." } && !path.utf8.contains(0)
     }
 
-    /// Writes every staged file, fsyncs each touched folder once, then drops the journal.
+    /// Above this many files a commit skips the per-file fsyncs and makes everything durable
+    /// with one syncfs; below it, per-file fsyncs are cheaper than flushing the file system.
+    static let bulkThreshold = 16
+
+    /// Writes every staged file, makes them durable, then drops the journal.
+    ///
+    /// Small commits (a local command) fsync each file and each touched folder. Large ones (a
+    /// pull page, a push batch) write each file in place on a few threads, without temp file or
+    /// fsync, then call syncfs once. That is safe because the journal stays until syncfs returns:
+    /// a crash before it replays the whole commit with atomic writes, and lock-free readers retry
+    /// while a journal exists (`consistentRead`), so a half-written file is never taken.
     static func apply(_ staged: [String: JSONValue?], in store: Store) throws(StoreError) {
         let fs = store.fs
+        let bulk = staged.count > bulkThreshold
         var directories = Set<String>()
-        do {
-            for path in staged.keys.sorted() {
-                let absolute = store.layout.absolute(path)
-                let dir = absolute.parentPath
+        let paths = staged.keys.sorted()
+        do throws(FileSystemError) {
+            for path in paths {
+                let dir = store.layout.absolute(path).parentPath
+                if directories.contains(dir) { continue }
                 if !fs.isDirectory(dir) {
                     // New folders (a table's first item) must be made durable in their parents too.
                     try fs.createDirectory(dir)
                     directories.formUnion([dir.parentPath, dir.parentPath.parentPath])
                 }
                 directories.insert(dir)
-                if let content = staged[path]! {
-                    try AtomicFile.write(content.canonicalBytes(), to: absolute, in: fs)
-                } else {
-                    try fs.removeFile(absolute)
-                    try fs.removeFile(AtomicFile.tempPath(for: absolute))
-                }
             }
-            for dir in directories.sorted() where dir.hasPrefix(store.layout.root) && fs.isDirectory(dir) {
-                try fs.syncDirectory(dir)
+            if bulk {
+                let jobs = paths.map { path in (store.layout.absolute(path), staged[path]!) }
+                let failures = WorkerPool.map(chunks(jobs, count: 4), width: 4) { chunk -> FileSystemError? in
+                    do throws(FileSystemError) {
+                        for (absolute, content) in chunk { try write(content, absolute, fs, sync: false) }
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let failure = failures.compactMap({ $0 }).first { throw failure }
+                try fs.syncFileSystem(store.layout.root)
+            } else {
+                for path in paths { try write(staged[path]!, store.layout.absolute(path), fs, sync: true) }
+                for dir in directories.sorted() where dir.hasPrefix(store.layout.root) && fs.isDirectory(dir) {
+                    try fs.syncDirectory(dir)
+                }
             }
             try fs.removeFile(store.layout.absolute(StoreLayout.journalFile))
         } catch {
             throw .io(error)
         }
+    }
+
+    private static func write(_ content: JSONValue?, _ absolute: String, _ fs: any FileSystem, sync: Bool) throws(FileSystemError) {
+        if let content {
+            if sync {
+                try AtomicFile.write(content.canonicalBytes(), to: absolute, in: fs)
+            } else {
+                try fs.writeFile(absolute, content.canonicalBytes(), sync: false)
+            }
+        } else {
+            try fs.removeFile(absolute)
+            try fs.removeFile(AtomicFile.tempPath(for: absolute))
+        }
+    }
+
+    private static func chunks<T: Sendable>(_ items: [T], count: Int) -> [[T]] {
+        let size = max(1, (items.count + count - 1) / count)
+        return stride(from: 0, to: items.count, by: size).map { Array(items[$0..<min($0 + size, items.count)]) }
     }
 }

@@ -63,6 +63,11 @@ public final class FaultyFileSystem: FileSystem {
         try base.syncDirectory(path)
     }
 
+    public func syncFileSystem(_ path: String) throws(FileSystemError) {
+        try step("syncfs", path)
+        try base.syncFileSystem(path)
+    }
+
     public func fileExists(_ path: String) -> Bool { base.fileExists(path) }
     public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
 }

@@ -94,6 +94,22 @@ public struct LocalFileSystem: FileSystem {
         _ = try syscall("fsync", path) { fsync(fd) }
     }
 
+    public func syncFileSystem(_ path: String) throws(FileSystemError) {
+        let fd = try syscall("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(fd) }
+        if let syncfs = Self.syncfs {
+            _ = try syscall("syncfs", path) { syncfs(fd) }
+        } else {
+            _ = try syscall("sync", path) { sync(); return 0 }
+        }
+    }
+
+    /// glibc's syncfs(2), which the Glibc module does not export (it needs _GNU_SOURCE).
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+    }()
+
     public func fileExists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

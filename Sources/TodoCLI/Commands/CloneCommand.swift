@@ -5,16 +5,18 @@ import TodoSync
 struct CloneCommand: Command {
     static let name = "clone"
     static let summary = "create a replica of a remote and pull it"
-    static let usage = "clone URL [DIR] [--app-key KEY] [--protocol mobile-apps|mobile-services] [--table NAME] [--json]"
+    static let usage = "clone URL [DIR] [--app-key KEY] [--protocol mobile-apps|mobile-services] [--table NAME] [--page-size N] [--json]"
     static let discussion = """
         'todo init --remote URL' in DIR (default: the current directory), then a full pull of the
         default table. If the pull stops, the replica stays with every page it committed; run
-        'todo pull' in it to finish.
+        'todo pull' in it to finish. Clone asks for pages of 1000 rows (the protocol's maximum;
+        a server that caps pages lower still works), so a large table takes few commits.
         """
     static let options: [OptionSpec] = [
         OptionSpec("--app-key", .value("KEY"), "the app key sent as X-ZUMO-APPLICATION (or set TODO_APP_KEY)"),
         OptionSpec("--protocol", .value("GEN"), "mobile-apps (default) or mobile-services"),
         OptionSpec("--table", .value("NAME"), "the default table (default: todoitem)"),
+        OptionSpec("--page-size", .value("N"), "rows per pull page, 1 to 1000 (default 1000 for a clone)"),
         .json,
     ]
 
@@ -22,7 +24,12 @@ struct CloneCommand: Command {
         let p = try positionals(args, min: 1, max: 2, names: "URL")
         var withRemote = args
         withRemote.values["--remote"] = [p[0]]
-        let (root, _) = try InitCommand.create(in: p.count > 1 ? p[1] : ".", withRemote, ctx, command: name)
+        var pageSize = 1000
+        if let text = args.value("--page-size") {
+            guard let n = Int(text), (1...1000).contains(n) else { throw .usage("'--page-size \(text)' must be 1 to 1000", command: name) }
+            pageSize = n
+        }
+        let (root, _) = try InitCommand.create(in: p.count > 1 ? p[1] : ".", withRemote, ctx, command: name, pageSize: pageSize)
         if !args.has("--json") { ctx.console.out("Cloning into \(root)") }
         let store: Store
         do { store = try Store.open(at: root, fs: ctx.fs, writable: true, command: "todo clone") } catch { throw .store(error) }

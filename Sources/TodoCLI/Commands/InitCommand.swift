@@ -31,8 +31,8 @@ struct InitCommand: Command {
     }
 
     /// Creates the replica in `dirArg` with the remote options of `args` (shared with clone).
-    static func create(in dirArg: String, _ args: ParsedArguments, _ ctx: CommandContext, command: String)
-        throws(CLIError) -> (root: String, config: ReplicaConfig)
+    static func create(in dirArg: String, _ args: ParsedArguments, _ ctx: CommandContext, command: String,
+                       pageSize: Int = 50) throws(CLIError) -> (root: String, config: ReplicaConfig)
     {
         let dir = dirArg.hasPrefix("/") ? dirArg : ctx.workingDirectory.appendingPath(dirArg)
         let root = normalize(dir).appendingPath(StoreLayout.directoryName)
@@ -41,7 +41,7 @@ struct InitCommand: Command {
         let table = args.value("--table") ?? TableName.defaultTable
         if let problem = TableName.problem(table) { throw .usage(problem, command: command) }
         let config = ReplicaConfig(remote: remote, protocolGeneration: generation, appKey: args.value("--app-key"),
-                                   defaultTable: table, installationId: ctx.ids.next())
+                                   defaultTable: table, installationId: ctx.ids.next(), pageSize: pageSize)
         do { try Store.create(at: root, config: config, fs: ctx.fs) } catch { throw .store(error) }
         return (root, config)
     }

@@ -10,6 +10,9 @@ struct LocalIndex {
     private var withConflict = Set<String>()
     /// The state each touched item will have once the current page commits.
     private var page: [String: PulledRow.Local] = [:]
+    /// Item file names per table, listed once: a row for an item the replica lacks costs no
+    /// failed open (a clone is all such rows).
+    private var itemFiles: [String: Set<String>] = [:]
 
     init(store: Store) throws(StoreError) {
         for name in try store.operationNames() { withOperations.insert("\(name.table)/\(name.encodedID)") }
@@ -18,12 +21,15 @@ struct LocalIndex {
 
     static func slot(_ table: String, _ id: String) -> String { "\(table)/\(IDEncoding.fileName(for: id))" }
 
-    func local(_ key: ItemKey, table: String, id: String, store: Store) throws(StoreError) -> PulledRow.Local {
+    mutating func local(_ key: ItemKey, table: String, id: String, store: Store) throws(StoreError) -> PulledRow.Local {
         let slot = Self.slot(table, id)
         if let staged = page[slot] { return staged }
         let ops = withOperations.contains(slot) ? try store.operations(table: table, id: id) : []
         let conflict = withConflict.contains(slot) ? try store.conflict(table: table, id: id) : nil
-        return PulledRow.Local(table: table, item: try store.item(table: table, id: id), operations: ops, conflict: conflict)
+        if itemFiles[table] == nil { itemFiles[table] = Set(try store.list(store.layout.itemsDirectory(table))) }
+        let exists = itemFiles[table]!.contains(IDEncoding.fileName(for: id) + ".json")
+        let item = exists ? try store.item(table: table, id: id) : nil
+        return PulledRow.Local(table: table, item: item, operations: ops, conflict: conflict)
     }
 
     /// Records what a row's plan leaves behind, for later rows of the same page.
@@ -41,6 +47,9 @@ struct LocalIndex {
     /// The page committed: its state is now on disk.
     mutating func commit() {
         for (slot, local) in page {
+            let separator = slot.firstIndex(of: "/")!
+            let table = String(slot[..<separator]), file = String(slot[slot.index(after: separator)...]) + ".json"
+            if local.item == nil { itemFiles[table]?.remove(file) } else { itemFiles[table]?.insert(file) }
             if local.operations.isEmpty { withOperations.remove(slot) } else { withOperations.insert(slot) }
             if local.conflict == nil { withConflict.remove(slot) } else { withConflict.insert(slot) }
         }

@@ -15,6 +15,10 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+
+        public init(message: String) {
+            self.message = message
+        }
     }
 
     public let scheme: Scheme

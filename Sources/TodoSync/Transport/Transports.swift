@@ -1,6 +1,17 @@
-/// Picks the transport for an endpoint (the transport helper replaces this file).
+import TodoBasics
+
+/// Picks the transport for a remote: sockets for http, the `todo-remote-https` helper for https.
 public enum Transports {
-    public static func make(endpoint: RemoteEndpoint, timeouts: TransportTimeouts) -> any HTTPTransport {
-        SocketTransport(endpoint: endpoint, timeouts: timeouts)
+    /// `environment` is read for `TODO_REMOTE_HELPER` (the helper's path), `PATH` (where to look
+    /// for it), and `TODO_REMOTE_HELPER_FOR_HTTP=1`, which sends http through the helper too, so
+    /// tests can drive the helper without TLS.
+    public static func make(
+        endpoint: RemoteEndpoint, timeouts: TransportTimeouts,
+        environment: [String: String] = ProcessEnvironment.current()
+    ) -> any HTTPTransport {
+        if endpoint.scheme == .https || environment["TODO_REMOTE_HELPER_FOR_HTTP"] == "1" {
+            return HelperTransport(endpoint: endpoint, timeouts: timeouts, environment: environment)
+        }
+        return SocketTransport(endpoint: endpoint, timeouts: timeouts)
     }
 }

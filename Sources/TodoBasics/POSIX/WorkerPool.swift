@@ -6,9 +6,9 @@ import Glibc
 
 /// Runs blocking work (network requests) on a few real threads. GCD's pool stays near the core
 /// count when threads block in sockets, so the push would not get its concurrency from it.
-enum WorkerPool {
+public enum WorkerPool {
     /// `body` for every element, at most `width` at a time; results in input order.
-    static func map<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ body: @escaping @Sendable (T) -> R) -> [R] {
+    public static func map<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ body: @escaping @Sendable (T) -> R) -> [R] {
         let threads = min(max(width, 1), items.count)
         guard threads > 1 else { return items.map(body) }
         let shared = Shared(items: items, body: body)

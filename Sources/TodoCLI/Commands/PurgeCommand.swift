@@ -1,0 +1,81 @@
+import TodoBasics
+import TodoModel
+import TodoStore
+
+struct PurgeCommand: Command {
+    static let name = "purge"
+    static let summary = "remove a table's local items so the next pull fetches them again"
+    static let usage = "purge [--table NAME] [--query-id ID] [--force]"
+    static let discussion = """
+        Removes every local item of the table and the pull token of each of its queries (the queries,
+        their filters and the cursor mode stay), so the next 'todo pull' fetches everything again.
+        With --query-id, only the items that match that query's filter are removed, and only its token
+        is reset. Purge is local: it never contacts the server.
+        It refuses while the table has pending operations or open conflicts. --force drops them, each
+        operation with a 'purge force' receipt holding its copy (see 'todo log'), and returns each of
+        their items to the last copy the server sent before purging.
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec("--query-id", .value("ID"), "only the items matching this pull query's filter, and only its token"),
+        OptionSpec("--force", .flag, "drop the table's pending operations and open conflicts"),
+        .table,
+    ]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        _ = try positionals(args, min: 0, max: 0, names: "")
+        let store = try StoreAccess.open(ctx, writable: true, command: name)
+        let table = try StoreAccess.table(args, store, create: false)
+        let query = args.value("--query-id")
+        let plan: PurgePlan
+        do {
+            let config = try store.tableConfig(table) ?? TableConfig(name: table)
+            let tableFile = store.displayPath(store.layout.tableConfig(table))
+            let filter = query.flatMap { config.queries[$0]?.filter }
+            let matches = try ItemFilter.predicate(filter, query: query ?? "", table: table, tableFile: tableFile)
+            plan = try Purge.plan(table: config, items: try store.items(table: table), operations: try store.operations(table: table),
+                                  conflicts: try store.conflicts().filter { $0.table == table }, force: args.has("--force"),
+                                  query: query, now: ctx.clock.nowText(), matches: matches)
+        } catch let error as PurgeRefusal {
+            throw CLIError(.failure, error.message, hint: hint(error))
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(.internal, "\(error)")
+        }
+
+        var tx: StoreTransaction
+        do { tx = try store.transaction() } catch { throw .store(error) }
+        for op in plan.operationRemovals { tx.removeOperation(op) }
+        for id in plan.conflictRemovals { tx.removeConflict(table: table, id: id) }
+        for id in plan.itemRemovals { tx.removeItem(table: table, id: id) }
+        for item in plan.itemWrites { tx.putItem(item, table: table) }
+        for receipt in plan.receipts { tx.addReceipt(receipt) }
+        if plan.tokensReset > 0 { tx.putTableConfig(plan.table) }
+        try StoreAccess.commit(tx, store)
+
+        if !plan.operationRemovals.isEmpty {
+            let conflicts = plan.conflictRemovals.isEmpty ? "" : " and \(Plural.count(plan.conflictRemovals.count, "open conflict"))"
+            ctx.console.out("dropped \(Plural.count(plan.operationRemovals.count, "pending operation"))\(conflicts); "
+                            + "each operation left a 'purge force' receipt (see 'todo log')")
+        }
+        let what = query.map { "\(table) query '\($0)'" } ?? table
+        let tokens = query == nil ? Plural.count(plan.tokensReset, "query token") : (plan.tokensReset == 0 ? "no token" : "its token")
+        ctx.console.out("purged \(what): removed \(Plural.count(plan.itemRemovals.count, "item")) and \(tokens); "
+                        + "the next 'todo pull' fetches them again")
+        return ExitCode.ok
+    }
+
+    static func hint(_ refusal: PurgeRefusal) -> String {
+        switch refusal {
+        case .pending(let table, _, let conflicts):
+            let status = "see them with 'todo status --table \(table)'"
+            return conflicts == 0 ? status : status + "; 'todo resolve' settles conflicts"
+        case .unknownQuery(let table, _, let known):
+            return known.isEmpty
+                ? "table \(table) has no queries yet; 'todo pull --table \(table) --query-id ID' creates one"
+                : "queries of \(table): \(known.joined(separator: ", "))"
+        }
+    }
+}
