@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "todo", targets: ["todo"]),
         .executable(name: "todo-server", targets: ["todo-server"]),
+        .executable(name: "todo-remote-https", targets: ["todo-remote-https"]),
     ],
     targets: [
         // MARK: - Libraries
@@ -33,6 +34,8 @@ let package = Package(
 
         .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
         .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
+        /** https for `todo` through URLSession, in its own process (the only target that links Foundation). */
+        .executableTarget(name: "todo-remote-https", dependencies: ["TableProtocol", "TodoSync"]),
 
         // MARK: - Tests
 

@@ -25,7 +25,7 @@ enum RemoteAccess {
             let sleep = retry.sleep
             retry.sleep = { seconds in sleep(seconds * scale) }
         }
-        let transport = Transports.make(endpoint: endpoint, timeouts: timeouts)
+        let transport = Transports.make(endpoint: endpoint, timeouts: timeouts, environment: ctx.environment)
         let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey,
                                  installationID: config.installationId, todoVersion: TodoMain.version, retry: retry)
         return (client, endpoint, config)

@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TodoBasics
+import TodoModel
+import TodoTestSupport
+
+/// The tutorial's two-device conflict with the built binaries: a real `todo-server` process and
+/// two replicas driven by real `todo` processes (issue 4, "Tests"), plus the REST-client variant.
+@Suite(.serialized) struct BinaryTutorialTests {
+    static let build = Fixtures.root.parentPath.appendingPath(".build/debug")
+
+    /// A running `todo-server` process in a temp folder, stopped at deinit.
+    final class ServerProcess {
+        let dir = TempDirectory("todo-e2e")
+        var url = ""
+
+        init(appKey: String? = nil) throws {
+            let key = appKey.map { " --app-key '\($0)'" } ?? ""
+            _ = TempDirectory.shell("cd '\(dir.path)' && { '\(build)/todo-server' --data srv --port 0\(key) > srv.log 2>&1 & echo $! > srv.pid; }")
+            for _ in 0..<500 {
+                let log = read("srv.log")
+                if let range = log.firstRange(of: "http://") {
+                    url = String(log[range.lowerBound...].prefix { !$0.isWhitespace })
+                    return
+                }
+                usleep(10_000)
+            }
+            Issue.record("todo-server did not start: \(read("srv.log"))")
+        }
+
+        deinit {
+            _ = TempDirectory.shell("kill $(cat '\(dir.path)/srv.pid') 2>/dev/null; sleep 0.1")
+            dir.remove()
+        }
+
+        func read(_ name: String) -> String {
+            (try? LocalFileSystem().readFile(dir.path.appendingPath(name))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
+
+        /// Runs a shell command in `sub` (created), returning exit code and stdout.
+        @discardableResult
+        func sh(_ command: String, in sub: String, env: String = "") -> (code: Int32, out: String) {
+            let path = dir.path.appendingPath(sub)
+            try? LocalFileSystem().createDirectory(path)
+            let code = TempDirectory.shell("cd '\(path)' && unset TODO_DIR && { \(env) \(command) ; } > .out 2>> .err")
+            return (code, read(sub + "/.out"))
+        }
+
+        func todo(_ args: String, in replica: String, env: String = "") -> (code: Int32, out: String) {
+            sh("\(env) '\(build)/todo' \(args)", in: replica)
+        }
+
+        /// The server's copy of an item, read with curl-free python (raw HTTP).
+        func serverText(_ id: String, appKey: String? = nil) -> String? {
+            let key = appKey.map { ", 'X-ZUMO-APPLICATION': '\($0)'" } ?? ""
+            let script = """
+                import json, urllib.request
+                r = urllib.request.Request('\(url)/tables/todoitem/\(id)', headers={'ZUMO-API-VERSION': '2.0.0'\(key)})
+                print(json.load(urllib.request.urlopen(r))['text'])
+                """
+            try? LocalFileSystem().writeFile(dir.path.appendingPath("get.py"), Array(script.utf8), sync: false)
+            let r = sh("python3 ../get.py", in: "py")
+            return r.code == 0 ? String(r.out.dropLast()) : nil
+        }
+    }
+
+    /// A and B synced on x; A pushes its text, B's push of another text conflicts (exit 3).
+    func conflict(_ server: ServerProcess) {
+        #expect(server.todo("init --remote \(server.url)", in: "A").code == 0)
+        #expect(server.todo("add 'Mobile Services is Cool!' --id x", in: "A").code == 0)
+        #expect(server.todo("push", in: "A").code == 0)
+        #expect(server.todo("clone \(server.url) .", in: "B").code == 0)
+        #expect(server.todo("edit x --text 'I love Mobile Services!'", in: "A").code == 0)
+        #expect(server.todo("push", in: "A").code == 0)
+        #expect(server.todo("edit x --text 'I love Azure!'", in: "B").code == 0)
+        let push = server.todo("push", in: "B")
+        #expect(push.code == 3)
+        #expect(push.out.contains("conflict (412): text changed on both sides"), "\(push.out)")
+        #expect(server.todo("status --short", in: "B").out.contains("C  todoitem  x"))
+    }
+
+    @Test func useClientMakesTheServerHoldThatReplicasText() throws {
+        #expect(LocalFileSystem().fileExists(Self.build + "/todo-server"), "build the binaries first (swift build)")
+        let server = try ServerProcess()
+        conflict(server)
+        #expect(server.todo("resolve x --use-client", in: "B").code == 0)
+        #expect(server.todo("push", in: "B").code == 0)
+        #expect(server.serverText("x") == "I love Azure!")
+        #expect(server.todo("pull", in: "A").code == 0)
+        #expect(server.todo("show x", in: "A").out.contains("I love Azure!"))
+        #expect(server.todo("doctor", in: "A").code == 0 && server.todo("doctor", in: "B").code == 0)
+    }
+
+    @Test func useServerMakesTheReplicaHoldTheServersText() throws {
+        let server = try ServerProcess()
+        conflict(server)
+        #expect(server.todo("resolve x --use-server", in: "B").code == 0)
+        #expect(server.todo("show x", in: "B").out.contains("I love Mobile Services!"))
+        #expect(server.todo("push", in: "B").code == 0)
+        #expect(server.serverText("x") == "I love Mobile Services!")
+        #expect(!server.todo("status --short", in: "B").out.contains("todoitem"), "nothing pending, no conflict")
+    }
+
+    @Test func theOtherSideIsARawHTTPPatch() throws {
+        for strategy in ["--use-client", "--use-server"] {
+            let server = try ServerProcess(appKey: "k")
+            let env = "TODO_APP_KEY=k"
+            #expect(server.todo("init --remote \(server.url)", in: "A", env: env).code == 0)
+            #expect(server.todo("add 'Mobile Services is Cool!' --id x", in: "A", env: env).code == 0)
+            #expect(server.todo("push", in: "A", env: env).code == 0)
+            let patch = """
+                import urllib.request
+                r = urllib.request.Request('\(server.url)/tables/todoitem/x?__systemproperties=__version', method='PATCH',
+                    data=b'{"id":"x","text":"I love Azure!"}', headers={'x-zumo-application': 'k', 'Content-Type': 'application/json'})
+                print(urllib.request.urlopen(r).status)
+                """
+            try LocalFileSystem().writeFile(server.dir.path.appendingPath("patch.py"), Array(patch.utf8), sync: false)
+            #expect(server.sh("python3 ../patch.py", in: "py").out == "200\n")
+            #expect(server.todo("edit x --text 'I love Mobile Services!'", in: "A", env: env).code == 0)
+            #expect(server.todo("push", in: "A", env: env).code == 3)
+            #expect(server.todo("resolve x \(strategy)", in: "A", env: env).code == 0)
+            #expect(server.todo("push", in: "A", env: env).code == 0)
+            let expected = strategy == "--use-client" ? "I love Mobile Services!" : "I love Azure!"
+            #expect(server.serverText("x", appKey: "k") == expected)
+            #expect(server.todo("show x", in: "A", env: env).out.contains(expected))
+        }
+    }
+}
