@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job, with no setup: builds `todo` and `todo-server`, starts a server on loopback (a free
-# port, data in a temp folder), shows it answering both protocol generations, and walks a replica
-# through its life offline. Every command is printed. (Push and pull, which connect the two, come
-# with issue 4.)
+# port, data in a temp folder), shows it answering both protocol generations, walks a replica
+# through its life offline, then syncs two replicas through the server and lives through the
+# tutorial's conflict (sync.md §12, 92). Every command is printed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 swift build -c release --package-path "$root" >&2
@@ -38,10 +38,11 @@ http PATCH /tables/todoitem/D265929E '{"text":"stale"}' "ZUMO-API-VERSION: 2.0.0
 http GET "/tables/todoitem?\$filter=substringof('Azure',text)" "" "ZUMO-API-VERSION: 2.0.0"
 http GET "/tables/todoitem?\$filter=text%20eq" "" "ZUMO-API-VERSION: 2.0.0"
 
-cd "$work"
-run() { printf '\n$ todo %s\n' "$*"; "$todo" "$@" 2>&1 || printf '(exit %s)\n' "$?"; }
+mkdir -p "$work/A" "$work/B"
+cd "$work/A"
+run() { printf '\n[%s] $ todo %s\n' "${PWD##*/}" "$*"; "$todo" "$@" 2>&1 || printf '(exit %s)\n' "$?"; }
 run init --remote "$url"
-milk=$("$todo" add "Buy milk"); printf '\n$ todo add "Buy milk"\n%s\n' "$milk"
+milk=$("$todo" add "Buy milk"); printf '\n[A] $ todo add "Buy milk"\n%s\n' "$milk"
 run add "Pay rent" --id rent --set priority=3
 run edit "${milk:0:4}" --text "Buy oat milk"
 run done rent
@@ -49,11 +50,31 @@ run list --all
 run status
 run log
 run diff
-run rm "${milk:0:4}"
 run edit rent --set __secret=1
 run status --short
 run doctor
 printf '\nThe replica is plain files:\n'
 find .todo -type f | sort
+
+printf '\n--- Two replicas, one server ---\n'
+run push
+cd "$work/B"
+run clone "$url" .
+run list --all
+cd "$work/A"
+run edit rent --text "Pay rent (A)"
+run push
+cd "$work/B"
+run edit rent --text "Pay rent (B)"
+run push
+run status
+run diff rent
+printf '\n[B] $ cat .todo/conflicts/*\n'; cat .todo/conflicts/*
+run resolve rent --use-client
+run push
+cd "$work/A"
+run pull
+run show rent
+run log
 printf '\nThe server logged:\n'
 cat "$work/server.log"

@@ -20,8 +20,6 @@ enum RemoteAccess {
         if let t = ctx.environment["TODO_REQUEST_TIMEOUT"].flatMap(Double.init), t > 0 { timeouts.request = t }
         var retry = RetryPolicy()
         if let scale = ctx.environment["TODO_RETRY_WAIT_SCALE"].flatMap(Double.init), scale >= 0 {
-            retry.waits = retry.waits.map { $0 * scale }
-            retry.maximumRetryAfter = retry.maximumRetryAfter * max(scale, 0.000_001)
             let sleep = retry.sleep
             retry.sleep = { seconds in sleep(seconds * scale) }
         }

@@ -67,6 +67,9 @@ public enum PushRules {
         case .update:
             guard let s, !s.isDeleted else { return .conflict(status: status, fields: []) }
             if holdsChange(op, server: s) { return .succeeded(server: s, receipt: .init(.replay, "update-applied")) }
+            // S is still the base: the refusal was not about a newer change (a 404 or 410 from a
+            // server that still shows the row), so a merge would only send the same request again.
+            if sameVersion(op.base, s) { return .conflict(status: status, fields: []) }
             let merge = ThreeWayMerge.merge(base: op.base?.fields ?? [:], client: op.item.fields, server: s.fields)
             switch merge {
             case .clash(let fields):

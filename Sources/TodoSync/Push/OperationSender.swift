@@ -19,7 +19,7 @@ enum SendOutcome: Sendable {
 /// (sync.md §4.3–§4.8). Runs on a worker thread; reads nothing from the store.
 struct OperationSender: Sendable {
     let client: TableClient
-    /// Merges already done for this op in this push (§4.6.3 allows 3).
+    /// Auto-merges allowed per op in one push (§4.6.3): the fourth 409/412 is a conflict.
     static let maximumMerges = 3
 
     struct Context: Sendable {
@@ -27,6 +27,7 @@ struct OperationSender: Sendable {
         /// The op was sealed before this push: run the replay check before anything is sent.
         var sealedAtStart: Bool
         var onlyOp: Bool
+        /// Auto-merges already done for this op in this push.
         var merges: Int
         var insertedAgain: Bool
     }
@@ -34,6 +35,10 @@ struct OperationSender: Sendable {
     func run(_ context: Context) -> SendOutcome {
         let op = context.op
         var check = context.sealedAtStart
+        // An attempt of this push may have reached the server (timeout, reset after sending,
+        // 408, 429, 5xx). From then on a stop leaves the op sealed, whatever a later attempt
+        // got: only the replay check of the next push can tell whether that request landed.
+        var mayHaveLanded = false
         var attempt = 1
         while true {
             if check {
@@ -41,18 +46,20 @@ struct OperationSender: Sendable {
                 case .failure(let stop): return .stopped(stop, unsealed: false)
                 case .success(let server):
                     let verdict = PushRules.replay(op, server: server, onlyOp: context.onlyOp)
-                    if verdict != .send { return outcome(of: verdict, server: server, context) }
+                    if verdict != .send { return outcome(of: verdict, server: server, status: Self.replayStatus(op, server), context) }
                 }
             }
             switch client.send(call(for: op), purpose: .push) {
             case .failure(let failure):
+                mayHaveLanded = mayHaveLanded || failure.mayHaveReachedServer
                 let delay = client.retry.delay(after: attempt, retryAfter: nil)
-                guard let delay else { return .stopped(.network(failure), unsealed: !failure.mayHaveReachedServer) }
+                guard let delay else { return .stopped(.network(failure), unsealed: !mayHaveLanded) }
                 client.retry.sleep(delay)
                 check = failure.mayHaveReachedServer
                 attempt += 1
             case .success(let reply):
                 if RetryPolicy.isRetryable(status: reply.status) {
+                    mayHaveLanded = true
                     guard let delay = client.retry.delay(after: attempt, retryAfter: reply.retryAfter) else {
                         return .stopped(reply.status == 408 ? SyncStop(.network, status: 408, message: "the server timed out the request (408) 3 times")
                                         : .server(reply), unsealed: false)
@@ -62,8 +69,20 @@ struct OperationSender: Sendable {
                     attempt += 1
                     continue
                 }
-                return answer(reply, context)
+                let result = answer(reply, context)
+                if case .stopped(let stop, true) = result, mayHaveLanded { return .stopped(stop, unsealed: false) }
+                return result
             }
+        }
+    }
+
+    /// The status a conflict found by the replay check is recorded with (sync.md §7.2): what the
+    /// write would have met.
+    static func replayStatus(_ op: PendingOperation, _ server: Item?) -> Int {
+        switch op.kind {
+        case .insert: 409
+        case .update where !op.restore && (server == nil || server?.isDeleted == true): 404
+        default: 412
         }
     }
 
@@ -141,7 +160,7 @@ struct OperationSender: Sendable {
             }
         }
         return outcome(of: PushRules.afterConflictStatus(op, server: server, onlyOp: context.onlyOp, status: status),
-                       server: server, context)
+                       server: server, status: status, context)
     }
 
     private func conflictWithServer(_ reply: TableReply, _ op: PendingOperation, status: Int) -> SendOutcome {
@@ -157,8 +176,9 @@ struct OperationSender: Sendable {
         return .conflict(reason: .rejected, status: reply.status, message: reply.message, server: server, fields: [])
     }
 
-    /// Turns a rule's verdict, made on the server copy `server`, into an outcome.
-    private func outcome(of verdict: PushRules.Verdict, server: Item?, _ context: Context) -> SendOutcome {
+    /// Turns a rule's verdict, made on the server copy `server`, into an outcome. `status` is
+    /// the one that revealed S (for the conflict a merge past the limit records).
+    private func outcome(of verdict: PushRules.Verdict, server: Item?, status: Int, _ context: Context) -> SendOutcome {
         let op = context.op
         switch verdict {
         case .send:
@@ -179,7 +199,7 @@ struct OperationSender: Sendable {
             return .resend(op, receipt: nil, merged: false)
         case .merged(let fields, let fromClient, let fromServer, let server):
             guard context.merges < Self.maximumMerges else {
-                return .conflict(reason: .conflict, status: 412, message: nil, server: server, fields: [])
+                return .conflict(reason: .conflict, status: status, message: nil, server: server, fields: [])
             }
             var next = op
             next.item = Item(id: op.item.id, fields: fields)

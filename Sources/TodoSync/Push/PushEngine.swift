@@ -47,6 +47,13 @@ public final class PushEngine {
         for op in queue { remainingPerItem[ItemKey(op), default: 0] += 1 }
         var merges: [Int: Int] = [:]
         var insertedAgain = Set<Int>()
+        // Ops this push committed sealed for a resend: their last request was answered, so they
+        // need no replay check, and a stop before the resend clears their marker.
+        var resent = Set<Int>()
+        // `attemptedAt` as each op came in, put back when a marker is cleared because no request
+        // of this push can have applied: such an op ends byte for byte as it was.
+        var attemptedAtBefore: [Int: String?] = [:]
+        for op in queue { attemptedAtBefore[op.sequence] = op.attemptedAt }
         var done = 0
 
         while report.stop == nil {
@@ -71,8 +78,9 @@ public final class PushEngine {
             queue = kept
             if batch.isEmpty { break }
 
-            // Commit the in-flight markers before any request leaves (§4.3.1).
-            let sealedAtStart = batch.map(\.attempted)
+            // Commit the in-flight markers before any request leaves (§4.3.1). An op still sealed
+            // from an earlier run gets the replay check first (§4.4.1).
+            let sealedAtStart = batch.map { $0.attempted && !resent.contains($0.sequence) }
             var markers = try store.transaction()
             let now = clock.nowText()
             for i in batch.indices where !batch[i].attempted {
@@ -101,8 +109,16 @@ public final class PushEngine {
             var tx = try store.transaction()
             let at = clock.nowText()
             var again: [PendingOperation] = []
-            for (op, outcome) in zip(batch, outcomes) {
+            for ((op, outcome), leftover) in zip(zip(batch, outcomes), sealedAtStart) {
                 let key = ItemKey(op)
+                resent.remove(op.sequence)
+                // The op with its marker cleared, as it was before this push sealed it.
+                func cleared() -> PendingOperation {
+                    var o = op
+                    o.attempted = false
+                    if let before = attemptedAtBefore[op.sequence] { o.attemptedAt = before }
+                    return o
+                }
                 switch outcome {
                 case .succeeded(let server, let receipt):
                     report.sent[op.kind, default: 0] += 1
@@ -144,6 +160,7 @@ public final class PushEngine {
                     next.attemptedAt = at
                     tx.putOperation(next)
                     again.append(next)
+                    resent.insert(next.sequence)
                 case .conflict(let reason, let status, let message, let server, let fields):
                     var unsealed = op
                     unsealed.attempted = false
@@ -168,16 +185,12 @@ public final class PushEngine {
                     }
                 case .stopped(let stop, let unsealed):
                     if report.stop == nil { report.stop = stop }
-                    if unsealed {
-                        var cleared = op
-                        cleared.attempted = false
-                        tx.putOperation(cleared)
-                    }
+                    if unsealed { tx.putOperation(cleared()) }
                     report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: .stopped))
                 case .notSent:
-                    var cleared = op
-                    cleared.attempted = false
-                    tx.putOperation(cleared)
+                    // Only this push's own marker is cleared (§3.5.4). A marker left by an earlier
+                    // run stays: that run's request may have landed, and only a replay check can tell.
+                    if !leftover { tx.putOperation(cleared()) }
                 }
             }
             try store.commit(tx)
