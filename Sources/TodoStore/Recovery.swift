@@ -102,7 +102,8 @@ enum Recovery {
             }
         } else {
             try fs.removeFile(absolute)
-            try fs.removeFile(AtomicFile.tempPath(for: absolute))
+            // Only an atomic write leaves a temp file behind; bulk writes never make one.
+            if sync { try fs.removeFile(AtomicFile.tempPath(for: absolute)) }
         }
     }
 

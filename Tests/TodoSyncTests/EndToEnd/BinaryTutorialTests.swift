@@ -127,4 +127,21 @@ import TodoTestSupport
             #expect(server.todo("show x", in: "A", env: env).out.contains(expected))
         }
     }
+
+    /// Progress goes to stderr only when it is a terminal (issue 4, "Progress"): under a pseudo
+    /// terminal (`script`) the push draws its counter line; with stderr in a file, nothing extra.
+    @Test func progressOnlyOnATerminal() throws {
+        let server = try ServerProcess()
+        for replica in ["A", "B"] {
+            #expect(server.todo("init --remote \(server.url)", in: replica).code == 0)
+            for i in 0..<3 { #expect(server.todo("add \(replica)\(i)", in: replica).code == 0) }
+        }
+        let plain = server.sh("'\(Self.build)/todo' push 2> push.err; cat push.err", in: "A")
+        #expect(plain.code == 0)
+        #expect(plain.out.contains("pushed 3 operations"))
+        #expect(!plain.out.contains("push: "), "no progress without a terminal: \(plain.out)")
+        let terminal = server.sh("script -q -c \"'\(Self.build)/todo' push\" /dev/null", in: "B")
+        #expect(terminal.out.contains("\r\u{1B}[Kpush: 3/3 operations"), "\(terminal.out)")
+        #expect(terminal.out.contains("pushed 3 operations"))
+    }
 }
