@@ -3,7 +3,9 @@ import Glibc
 #endif
 import Testing
 import TodoBasics
+import TableProtocol
 import TodoModel
+import TodoSync
 import TodoTestSupport
 
 /// The tutorial's two-device conflict with the built binaries: a real `todo-server` process and
@@ -52,17 +54,23 @@ import TodoTestSupport
             sh("\(env) '\(build)/todo' \(args)", in: replica)
         }
 
-        /// The server's copy of an item, read with curl-free python (raw HTTP).
+        /// One raw HTTP request to the server process, with our own socket transport.
+        func http(_ method: String, _ target: String, body: String? = nil, headers: [(String, String)]) -> (status: Int, json: JSONValue?) {
+            guard let endpoint = try? RemoteEndpoint(parsing: url) else { return (0, nil) }
+            let transport = SocketTransport(endpoint: endpoint)
+            defer { transport.close() }
+            var h = HTTPHeaders(headers)
+            if body != nil { h.add(name: "Content-Type", value: "application/json") }
+            let request = HTTPRequest(method: method, target: target, headers: h, body: Array((body ?? "").utf8))
+            guard case .success(let response) = transport.send(request) else { return (0, nil) }
+            return (response.status, try? JSONValue.parse(response.body))
+        }
+
+        /// The server's text of an item, as a G2 client reads it.
         func serverText(_ id: String, appKey: String? = nil) -> String? {
-            let key = appKey.map { ", 'X-ZUMO-APPLICATION': '\($0)'" } ?? ""
-            let script = """
-                import json, urllib.request
-                r = urllib.request.Request('\(url)/tables/todoitem/\(id)', headers={'ZUMO-API-VERSION': '2.0.0'\(key)})
-                print(json.load(urllib.request.urlopen(r))['text'])
-                """
-            try? LocalFileSystem().writeFile(dir.path.appendingPath("get.py"), Array(script.utf8), sync: false)
-            let r = sh("python3 ../get.py", in: "py")
-            return r.code == 0 ? String(r.out.dropLast()) : nil
+            var headers = [("ZUMO-API-VERSION", "2.0.0")]
+            if let appKey { headers.append(("X-ZUMO-APPLICATION", appKey)) }
+            return http("GET", "/tables/todoitem/\(id)", headers: headers).json?["text"]?.stringValue
         }
     }
 
@@ -110,14 +118,10 @@ import TodoTestSupport
             #expect(server.todo("init --remote \(server.url)", in: "A", env: env).code == 0)
             #expect(server.todo("add 'Mobile Services is Cool!' --id x", in: "A", env: env).code == 0)
             #expect(server.todo("push", in: "A", env: env).code == 0)
-            let patch = """
-                import urllib.request
-                r = urllib.request.Request('\(server.url)/tables/todoitem/x?__systemproperties=__version', method='PATCH',
-                    data=b'{"id":"x","text":"I love Azure!"}', headers={'x-zumo-application': 'k', 'Content-Type': 'application/json'})
-                print(urllib.request.urlopen(r).status)
-                """
-            try LocalFileSystem().writeFile(server.dir.path.appendingPath("patch.py"), Array(patch.utf8), sync: false)
-            #expect(server.sh("python3 ../patch.py", in: "py").out == "200\n")
+            let patch = server.http("PATCH", "/tables/todoitem/x?__systemproperties=__version",
+                                    body: #"{"id":"x","text":"I love Azure!"}"#, headers: [("x-zumo-application", "k")])
+            #expect(patch.status == 200)
+            #expect(patch.json?["__version"]?.stringValue != nil)
             #expect(server.todo("edit x --text 'I love Mobile Services!'", in: "A", env: env).code == 0)
             #expect(server.todo("push", in: "A", env: env).code == 3)
             #expect(server.todo("resolve x \(strategy)", in: "A", env: env).code == 0)
