@@ -27,6 +27,10 @@ public final class PullEngine {
     let progress: (@Sendable (SyncProgress) -> Void)?
     var index: LocalIndex
     var warnedNames = Set<String>()
+    /// `<table>/<id key>` → the spelling pulled last in this run: two server rows whose ids differ
+    /// only in case become one item (sync.md §10.2), and the user is told.
+    var spellings: [String: String] = [:]
+    var warnedSpellings = Set<String>()
     var currentOptions = Options()
 
     public init(store: Store, client: TableClient, clock: Clock, pageSize: Int,
@@ -112,7 +116,10 @@ public final class PullEngine {
         if full { tableConfig.cursorMode = .cursor }
         var cursor = PageCursor(mode: tableConfig.cursorMode,
                                 token: useToken ? stored?.token : nil)
-        let startToken = useToken ? stored?.token : nil
+        // The query's position as last committed: where a switch to skip mode restarts (§10.5.5).
+        var committed = useToken ? stored?.token : nil
+        // Said once a page in skip mode is in: a query the server then rejects did not switch.
+        var switchNote: String?
         while true {
             let query = cursor.query(filter: job.filter, generation: client.generation, pageSize: pageSize)
             let reply: TableReply
@@ -122,9 +129,9 @@ public final class PullEngine {
             }
             if !reply.isSuccess {
                 if cursor.mode == .cursor, [400, 500, 501].contains(reply.status) {
-                    cursor.fallBack(to: cursor.token ?? startToken)
+                    cursor.fallBack(to: committed)
                     tableConfig.cursorMode = .skip
-                    result.notes.append("the server cannot page by (updatedAt, id); using updatedAt and $skip")
+                    switchNote = "the server cannot page by (updatedAt, id); using updatedAt and $skip"
                     continue
                 }
                 switch reply.status {
@@ -143,6 +150,10 @@ public final class PullEngine {
                 return .unexpected(reply, doing: "a pull page of \(job.table) (no list of rows)")
             }
             result.pages += 1
+            if let note = switchNote {
+                result.notes.append(note)
+                switchNote = nil
+            }
             if rawRows.isEmpty {
                 if job.queryID != nil {
                     var tx = try store.transaction()
@@ -166,6 +177,7 @@ public final class PullEngine {
                 for name in normalized.dropped where warnedNames.insert(name).inserted {
                     report.warnings.append("ignored member '\(name)' (not a user field name)")
                 }
+                noteSpelling(normalized.item.id, table: job.table, report: &report)
                 rows.append(normalized.item)
             }
             var tx = try store.transaction()
@@ -177,16 +189,21 @@ public final class PullEngine {
                 throw error
             }
             result.received += rawRows.count
-            let inOrder = cursor.advance(past: rows)
-            if !inOrder {
-                cursor.fallBack(to: startToken)
+            if !cursor.advance(past: rows) {
+                // From the last committed token, not the start of the pull: the rows up to it are in.
+                cursor.fallBack(to: committed)
                 tableConfig.cursorMode = .skip
                 result.notes.append("the server returned rows out of (updatedAt, id) order; using updatedAt and $skip")
             }
+            if let token = cursor.token { committed = token }
             if let queryID = job.queryID {
                 var q = tableConfig.queries[queryID] ?? TableConfig.Query(filter: job.filter)
                 q.filter = job.filter
-                if let token = cursor.token { q.token = token }
+                if let token = cursor.token {
+                    q.token = token
+                } else if job.resetToken {
+                    q.token = nil  // the old token belongs to the old filter
+                }
                 tableConfig.queries[queryID] = q
                 result.token = q.token
             }
@@ -198,6 +215,15 @@ public final class PullEngine {
         }
     }
 
+
+    /// Warns once per item when this pull meets two spellings of one id (sync.md §10.2).
+    func noteSpelling(_ id: String, table: String, report: inout PullReport) {
+        let slot = LocalIndex.slot(table, id)
+        if let seen = spellings.updateValue(id, forKey: slot), seen != id, warnedSpellings.insert(slot).inserted {
+            report.warnings.append("the server has rows '\(seen)' and '\(id)' in \(table), ids that differ only in case; "
+                                   + "the replica keeps one item, the last one pulled")
+        }
+    }
 
     /// §5.5 for one row, staged into the page's transaction.
     func apply(_ row: Item, table: String, into tx: inout StoreTransaction, result: inout PullReport.QueryResult, now: String) throws(StoreError) {
@@ -211,7 +237,11 @@ public final class PullEngine {
         case .absorbed: result.absorbed += 1
         case .conflict: result.conflicts += 1
         case .skippedSealed: result.skippedSealed += 1
-        case .conflictClosed, .conflictRefreshed, .bothDeleted, .unchanged, .skippedPending: break
+        case .conflictClosed:
+            // §7.4: a closing refresh has the effect of case 9 or 10, and is counted as one.
+            if plan.receipts.contains(where: { $0.decision == .merge }) { result.merged += 1 }
+            if plan.receipts.contains(where: { $0.decision == .absorb }) { result.absorbed += 1 }
+        case .conflictRefreshed, .bothDeleted, .unchanged, .skippedPending: break
         }
         for op in plan.removals { tx.removeOperation(op) }
         for op in plan.writes { tx.putOperation(op) }
