@@ -9,7 +9,7 @@ enum StatusRenderer {
             lines.append("Remote: \(remote) (\(r.config.protocolGeneration.rawValue))")
         } else {
             lines.append("Remote: none")
-            lines.append("  (use \"todo init --remote URL\" in a new replica, or set \"remote\" in .todo/config.json)")
+            lines.append("  (use \"todo remote set URL\" to name the table server to sync with)")
         }
         let held = r.held
         if r.pending.isEmpty {
