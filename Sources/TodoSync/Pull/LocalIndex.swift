@@ -10,9 +10,14 @@ struct LocalIndex {
     private var withConflict = Set<String>()
     /// The state each touched item will have once the current page commits.
     private var page: [String: PulledRow.Local] = [:]
-    /// Item file names per table, listed once: a row for an item the replica lacks costs no
-    /// failed open (a clone is all such rows).
+    /// Item file names per table, listed once for pulls that start from the beginning (a clone
+    /// is all new rows, and a failed open per row costs more than one listing). Incremental pulls
+    /// never list: their cost must follow the rows changed, not the table's size.
     private var itemFiles: [String: Set<String>] = [:]
+    private var listTables = Set<String>()
+
+    /// The next rows of `table` come from a pull without a token: list its items once.
+    mutating func expectMostlyNewRows(in table: String) { listTables.insert(table) }
 
     init(store: Store) throws(StoreError) {
         for name in try store.operationNames() { withOperations.insert("\(name.table)/\(name.encodedID)") }
@@ -26,8 +31,10 @@ struct LocalIndex {
         if let staged = page[slot] { return staged }
         let ops = withOperations.contains(slot) ? try store.operations(table: table, id: id) : []
         let conflict = withConflict.contains(slot) ? try store.conflict(table: table, id: id) : nil
-        if itemFiles[table] == nil { itemFiles[table] = Set(try store.list(store.layout.itemsDirectory(table))) }
-        let exists = itemFiles[table]!.contains(IDEncoding.fileName(for: id) + ".json")
+        if listTables.contains(table), itemFiles[table] == nil {
+            itemFiles[table] = Set(try store.list(store.layout.itemsDirectory(table)))
+        }
+        let exists = itemFiles[table].map { $0.contains(IDEncoding.fileName(for: id) + ".json") } ?? true
         let item = exists ? try store.item(table: table, id: id) : nil
         return PulledRow.Local(table: table, item: item, operations: ops, conflict: conflict)
     }

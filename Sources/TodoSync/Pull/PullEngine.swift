@@ -118,6 +118,7 @@ public final class PullEngine {
                                 token: useToken ? stored?.token : nil)
         // The query's position as last committed: where a switch to skip mode restarts (§10.5.5).
         var committed = useToken ? stored?.token : nil
+        if committed == nil { index.expectMostlyNewRows(in: job.table) }
         // Said once a page in skip mode is in: a query the server then rejects did not switch.
         var switchNote: String?
         while true {
