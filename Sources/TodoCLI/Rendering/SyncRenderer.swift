@@ -70,7 +70,8 @@ enum SyncRenderer {
 
     static func pullText(_ r: PullReport) -> [String] {
         var lines: [String] = []
-        for q in r.queries {
+        // A query the stop cut off before its first page has nothing to report.
+        for q in r.queries where !(r.stop != nil && q.pages == 0) {
             let name = q.queryID.map { "query '\($0)'" } ?? "one-off filter"
             for note in q.notes { lines.append("\(q.table) \(name): \(note)") }
             if q.rejected != nil { continue }
