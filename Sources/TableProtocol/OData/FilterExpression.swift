@@ -32,7 +32,9 @@ public struct FilterExpression: Sendable, CustomStringConvertible {
     }
 
     /// Fully parenthesised OData text that parses back to an equal tree, e.g.
-    /// `((text eq 'x') or (complete eq true))`. System members use their G2 names.
+    /// `((text eq 'x') or (complete eq true))`, except near the nesting limit: the added
+    /// parentheses can take a filter the parser accepted past it (the fuzzer found 55 nested
+    /// unary minuses printing 110 levels deep). System members use their G2 names.
     public var description: String {
         switch node {
         case .literal(let value): return ODataLiteral.text(of: value)

@@ -70,6 +70,12 @@ enum SyncRunner {
             do { _ = try ODataQueryOptions.parseFilter(filter) } catch {
                 throw .usage("the filter does not parse: \(error)", command: command)
             }
+            // The pull sends it combined with its cursor condition, a few levels deeper: check
+            // that form too, so a filter at the nesting limit fails here, not as a 400 mid-pull.
+            let cursor = PullFilterText.cursorCondition(updatedAtName: "updatedAt", updatedAtText: "2000-01-01T00:00:00.000Z", id: "x")
+            do { _ = try ODataQueryOptions.parseFilter(PullFilterText.combine(query: filter, condition: cursor) ?? filter) } catch {
+                throw .usage("the filter is nested too deeply to be combined with the pull's cursor condition: \(error)", command: command)
+            }
         }
         if args.value("--query-id") != nil || filter != nil, let table = args.value("--table"), let p = TableName.problem(table) {
             throw .usage(p, command: command)

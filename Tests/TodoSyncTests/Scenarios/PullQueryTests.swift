@@ -75,7 +75,9 @@ import TodoTestSupport
     @Test("--query-id must be 1 to 64 of A-Z a-z 0-9 . _ -; a filter must parse: else exit 2, no request",
           arguments: [["--query-id", "bad id"], ["--query-id", ""], ["--query-id", String(repeating: "q", count: 65)],
                       ["--query-id", "ünï"], ["--filter", "complete eq"], ["--query-id", "open", "--filter", "(text eq 'a'"],
-                      ["--filter", "nosuchfunction(text)"]])
+                      ["--filter", "nosuchfunction(text)"],
+                      // Parses alone (100 levels), but not once combined with the cursor condition.
+                      ["--filter", String(repeating: "(", count: 100) + "text eq 'a'" + String(repeating: ")", count: 100)]])
     func validation(_ args: [String]) throws {
         let (world, a) = try Self.world()
         defer { withExtendedLifetime(world) {} }
