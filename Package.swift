@@ -48,5 +48,8 @@ let package = Package(
         .testTarget(name: "TodoServerTests", dependencies: ["TodoServer", "TableProtocol", "TodoTestSupport"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoTestSupport"]),
         .testTarget(name: "TodoSyncTests", dependencies: ["TodoSync", "TodoServer", "TableProtocol", "TodoTestSupport"]),
+        /** Issue 5 item 1: the seeded multi-replica convergence simulation against a real server. */
+        .testTarget(name: "TodoSimulationTests",
+                    dependencies: ["TodoSync", "TodoServer", "TableProtocol", "TodoTestSupport", "TodoBasics", "TodoModel"]),
     ]
 )

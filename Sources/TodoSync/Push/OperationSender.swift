@@ -166,7 +166,15 @@ struct OperationSender: Sendable {
     private func conflictWithServer(_ reply: TableReply, _ op: PendingOperation, status: Int) -> SendOutcome {
         var server = trustedCopy(reply, op)
         if server == nil, case .success(let s) = fetch(op) { server = s }
-        return .conflict(reason: .conflict, status: status, message: nil, server: server, fields: [])
+        // A restore that meets a live row (someone else restored it first) is "changed on both
+        // sides": list the clashing fields (§7.2), as a pull refresh would, so that the file
+        // agrees with what `resolve --merge` will say.
+        var fields: [String] = []
+        if op.kind == .update, let s = server, !s.isDeleted,
+           case .clash(let clash) = ThreeWayMerge.merge(base: op.base?.fields ?? [:], client: op.item.fields, server: s.fields) {
+            fields = clash
+        }
+        return .conflict(reason: .conflict, status: status, message: nil, server: server, fields: fields)
     }
 
     /// §4.8.3: refused for a reason other than a version conflict. The server copy comes from a GET.

@@ -185,4 +185,28 @@ import TodoTestSupport
         #expect(world.writes().first?.headers["If-Match"] == "\"\(v2)\"")
         #expect(world.row("x")?["deleted"] == true)
     }
+
+    /// Found by the convergence simulation (TodoSimulationTests, seed 5): when someone else
+    /// restored x first, the undelete's 412 recorded "changed on both sides" with `fields: []`
+    /// although the text clashed, so the file promised a merge that `resolve --merge` refused.
+    @Test("69, restored by someone else first: the undelete's 412 lists the clashing fields")
+    func restoreMeetsAnotherRestore() throws {
+        let world = try SyncWorld()
+        let b = world.replica("B")
+        world.synced(b, "x")
+        world.raw("DELETE", "/tables/todoitem/x")
+        b.expect(0, "edit", "x", "--text", "b")
+        b.expect(3, "push")
+        b.expect(0, "resolve", "x", "--use-client")
+        world.raw("POST", "/tables/todoitem/x")  // another client restores x, then edits its text
+        world.raw("PATCH", "/tables/todoitem/x", body: ["text": "c"])
+        b.expect(3, "push")
+        let conflict = try #require(b.conflicts.first)
+        #expect(conflict["status"] == 412)
+        #expect(conflict["server"]?["ms_deleted"] == false)
+        #expect(b.conflictKinds["x"] == "changed on both sides")
+        #expect(conflict["fields"] == ["text"])
+        let merge = b.expect(1, "resolve", "x", "--merge")
+        #expect(merge.err.contains("text"))
+    }
 }
