@@ -44,7 +44,4 @@ enum RemoteAccess {
             console.progress("\(p.phase): \(p.done)\(total) \(unit)\(rate)")
         }
     }
-
-    /// A local failure during sync (the store) and the exit code.
-    static func storeFailure(_ error: StoreError) -> CLIError { .store(error) }
 }

@@ -26,7 +26,7 @@ struct LocalIndex {
 
     static func slot(_ table: String, _ id: String) -> String { "\(table)/\(IDEncoding.fileName(for: id))" }
 
-    mutating func local(_ key: ItemKey, table: String, id: String, store: Store) throws(StoreError) -> PulledRow.Local {
+    mutating func local(table: String, id: String, store: Store) throws(StoreError) -> PulledRow.Local {
         let slot = Self.slot(table, id)
         if let staged = page[slot] { return staged }
         let ops = withOperations.contains(slot) ? try store.operations(table: table, id: id) : []

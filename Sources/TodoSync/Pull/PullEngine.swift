@@ -228,7 +228,7 @@ public final class PullEngine {
 
     /// §5.5 for one row, staged into the page's transaction.
     func apply(_ row: Item, table: String, into tx: inout StoreTransaction, result: inout PullReport.QueryResult, now: String) throws(StoreError) {
-        let local = try index.local(ItemKey(table, row.id), table: table, id: row.id, store: store)
+        let local = try index.local(table: table, id: row.id, store: store)
         let plan = PulledRow.apply(row, to: local, now: now)
         switch plan.outcome {
         case .created: result.created += 1

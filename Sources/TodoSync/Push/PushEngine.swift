@@ -126,7 +126,9 @@ public final class PushEngine {
                     done += 1
                     tx.removeOperation(op)
                     remainingPerItem[key, default: 1] -= 1
-                    if let next = queue.firstIndex(where: { ItemKey($0) == key }) {
+                    // Only an item with ops left needs the queue searched (a scan per op would make
+                    // a big push quadratic).
+                    if remainingPerItem[key, default: 0] > 0, let next = queue.firstIndex(where: { ItemKey($0) == key }) {
                         if let server {
                             queue[next].base = server
                             tx.putOperation(queue[next])
