@@ -60,6 +60,20 @@ import TodoTestSupport
         #expect(try fs.listDirectory(dir.path) == ["a.json"])
     }
 
+    /// writeFile overwrites in place and trims (no truncate to zero): the file must end up
+    /// holding exactly the new bytes whether they are shorter, longer or across blocks.
+    @Test func writeFileLeavesExactlyTheNewBytes() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let fs = LocalFileSystem()
+        let path = dir.sub("a.json")
+        for size in [100, 10, 0, 5000, 4097, 3, 9000] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }
+            try fs.writeFile(path, bytes, sync: size % 2 == 0)
+            #expect(try fs.readFile(path) == bytes, "after writing \(size) bytes")
+        }
+    }
+
     @Test func aFaultDuringAtomicWriteKeepsTheOldFile() throws {
         let dir = TempDirectory()
         defer { dir.remove() }

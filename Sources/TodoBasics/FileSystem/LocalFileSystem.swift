@@ -33,16 +33,23 @@ public struct LocalFileSystem: FileSystem {
         return result
     }
 
+    /// Writes over the old bytes and then trims the file, instead of truncating it to zero first.
+    /// Same result, but ext4 frees no block when the size stays within the file's blocks: a
+    /// truncate to zero frees them (a synchronous discard on a `discard` mount without journal)
+    /// and makes close() flush the file (`auto_da_alloc`); together about 12x slower here.
     public func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) {
-        let fd = try syscall("create", path) { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let fd = try syscall("create", path) { open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644) }
         defer { close(fd) }
         var offset = 0
         while offset < bytes.count {
             let n = try syscall("write", path) {
-                bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + offset, $0.count - offset, off_t(offset)) }
             }
             offset += n
         }
+        var st = stat()
+        _ = try syscall("stat", path) { fstat(fd, &st) }
+        if Int(st.st_size) > bytes.count { _ = try syscall("truncate", path) { ftruncate(fd, off_t(bytes.count)) } }
         if sync { _ = try syscall("fsync", path) { fsync(fd) } }
     }
 

@@ -13,6 +13,9 @@ enum SyncRunner {
                                 progress: RemoteAccess.progress(ctx, unit: "operations"))
         var options = PushEngine.Options(table: table)
         if let concurrency { options.concurrency = concurrency }
+        // Ops per batch (one commit each). Tests make it small so that a few ops already cross
+        // batches and the commit of one batch overlaps the requests of the next.
+        if let size = ctx.environment["TODO_PUSH_BATCH"].flatMap(Int.init), size > 0 { options.batchSize = size }
         var report: PushReport
         do { report = try engine.run(options) } catch { throw .store(error) }
         ctx.console.endProgress()
