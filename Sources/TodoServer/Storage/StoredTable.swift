@@ -8,6 +8,8 @@ struct TableLockedState {
     var log: TableLogFile
     /// Bytes ever appended to this table's log (see `LogGroupCommit`).
     var lsn: UInt64 = 0
+    /// The end of the last record that changed the schema: a schema read waits only for that.
+    var schemaLSN: UInt64 = 0
     /// Row puts and removals in the current log file; compaction starts when they outnumber the
     /// rows by `TableStorage.Tuning.compactionFactor`.
     var rowEntries: Int
@@ -42,6 +44,15 @@ final class StoredTable: Sendable {
         return value
     }
 
+    /// The schema, once the last write that changed it is durable. Unlike `read`, it does not
+    /// wait for every write appended so far: each request reads the schema, and waiting for the
+    /// fsync of unrelated inserts made every insert wait for the one before it.
+    func schema() -> TableSchema {
+        let (schema, lsn) = state.withReadLock { state in (state.memory.schema, state.schemaLSN) }
+        commit.waitVisible(through: lsn)
+        return schema
+    }
+
     func write<T>(counter: StorageVersionCounter, clock: Clock, tuning: TableStorage.Tuning,
                   _ body: (inout TableWrite) throws -> T) throws -> T
     {
@@ -62,6 +73,7 @@ final class StoredTable: Sendable {
                 }
                 state.memory.apply(change)
                 state.lsn += UInt64(line.count)
+                if !change.columns.isEmpty { state.schemaLSN = state.lsn }
                 state.rowEntries += change.puts.count + change.removals.count
                 commit.noteAppended(through: state.lsn)
                 plan = startCompactionIfDue(&state, counter: counter, tuning: tuning)

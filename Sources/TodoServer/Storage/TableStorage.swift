@@ -78,7 +78,7 @@ public final class TableStorage: Sendable {
 
     /// The table's schema; the name is matched ignoring case.
     public func schema(_ table: String) -> TableSchema? {
-        handle(table)?.read { $0.schema }
+        handle(table)?.schema()
     }
 
     /// Creates a table durably; a no-op when one with this name in any case exists.
