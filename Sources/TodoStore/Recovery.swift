@@ -49,7 +49,8 @@ enum Recovery {
     /// Writes every staged file, makes them durable, then drops the journal.
     ///
     /// Small commits (a local command) fsync each file and each touched folder. Large ones (a
-    /// pull page, a push batch) write each file in place on a few threads, without temp file or
+    /// pull page, a push batch) write each file in place on 8 threads (a removal waits for the
+    /// disk's discard, so more threads than cores overlap those waits), without temp file or
     /// fsync, then call syncfs once. That is safe because the journal stays until syncfs returns:
     /// a crash before it replays the whole commit with atomic writes, and lock-free readers retry
     /// while a journal exists (`consistentRead`), so a half-written file is never taken.
@@ -71,7 +72,7 @@ enum Recovery {
             }
             if bulk {
                 let jobs = paths.map { path in (store.layout.absolute(path), staged[path]!) }
-                let failures = WorkerPool.map(chunks(jobs, count: 4), width: 4) { chunk -> FileSystemError? in
+                let failures = WorkerPool.map(chunks(jobs, count: 8), width: 8) { chunk -> FileSystemError? in
                     do throws(FileSystemError) {
                         for (absolute, content) in chunk { try write(content, absolute, fs, sync: false) }
                         return nil
