@@ -8,8 +8,6 @@ struct TableLockedState {
     var log: TableLogFile
     /// Bytes ever appended to this table's log (see `LogGroupCommit`).
     var lsn: UInt64 = 0
-    /// The end of the last record that changed the schema: a schema read waits only for that.
-    var schemaLSN: UInt64 = 0
     /// Row puts and removals in the current log file; compaction starts when they outnumber the
     /// rows by `TableStorage.Tuning.compactionFactor`.
     var rowEntries: Int
@@ -29,11 +27,15 @@ final class StoredTable: Sendable {
     let path: String
     let state: ReadWriteLocked<TableLockedState>
     let commit: LogGroupCommit
+    /// The schema and the end of the record that last changed it, apart from the table lock:
+    /// every request reads the schema, and it must not queue behind writers holding that lock.
+    private let schemaSnapshot: Mutex<(schema: TableSchema, lsn: UInt64)>
 
     init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int) {
         self.key = key
         self.path = path
         commit = LogGroupCommit(fd: log.fd, path: log.path)
+        schemaSnapshot = Mutex((memory.schema, 0))
         state = ReadWriteLocked(TableLockedState(memory: memory, log: log, rowEntries: rowEntries))
     }
 
@@ -44,11 +46,11 @@ final class StoredTable: Sendable {
         return value
     }
 
-    /// The schema, once the last write that changed it is durable. Unlike `read`, it does not
-    /// wait for every write appended so far: each request reads the schema, and waiting for the
-    /// fsync of unrelated inserts made every insert wait for the one before it.
+    /// The schema, once the last write that changed it is durable. Unlike `read`, it neither
+    /// takes the table lock nor waits for every write appended so far: waiting for the fsync of
+    /// unrelated inserts made every insert wait for the one before it.
     func schema() -> TableSchema {
-        let (schema, lsn) = state.withReadLock { state in (state.memory.schema, state.schemaLSN) }
+        let (schema, lsn) = schemaSnapshot.withLock { $0 }
         commit.waitVisible(through: lsn)
         return schema
     }
@@ -73,7 +75,10 @@ final class StoredTable: Sendable {
                 }
                 state.memory.apply(change)
                 state.lsn += UInt64(line.count)
-                if !change.columns.isEmpty { state.schemaLSN = state.lsn }
+                if !change.columns.isEmpty {
+                    let snapshot = (state.memory.schema, state.lsn)
+                    schemaSnapshot.withLock { $0 = snapshot }
+                }
                 state.rowEntries += change.puts.count + change.removals.count
                 commit.noteAppended(through: state.lsn)
                 plan = startCompactionIfDue(&state, counter: counter, tuning: tuning)
