@@ -82,7 +82,6 @@ public enum Doctor {
                 problem(path, "sequence \(op.sequence) is not below nextSequence \(state.nextSequence) in state.json")
             }
             if !tables.contains(op.table) { problem(path, "table '\(op.table)' does not exist in this replica") }
-            if op.kind != .insert && op.base == nil { problem(path, "an \(op.kind.rawValue) needs a base") }
             opsByKey["\(op.table)/\(ItemID.key(op.id))", default: []].append(op)
         }
 
@@ -109,6 +108,11 @@ public enum Doctor {
             let path = store.layout.operation(last)
             for (i, op) in ops.enumerated() {
                 if op.kind == .insert && i > 0 { problem(store.layout.operation(op), "an insert must be the item's first operation") }
+                // Behind an insert (sealed, or unsealed by a conflict) the base is that insert's
+                // provisional one: null until the insert's push brings the server copy (§3.5.1).
+                if op.kind != .insert && op.base == nil && ops.first?.kind != .insert {
+                    problem(store.layout.operation(op), "\(op.kind == .update ? "an update" : "a delete") needs a base")
+                }
                 if op.kind == .delete && i < ops.count - 1 { problem(store.layout.operation(ops[i + 1]), "an operation follows a delete") }
                 if !op.isSealed && i < ops.count - 1 && conflictKeys[key]?.operation.sequence != op.sequence {
                     problem(store.layout.operation(op), "an unsealed operation must be the item's last")

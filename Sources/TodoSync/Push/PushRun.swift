@@ -157,6 +157,7 @@ struct PushRun {
                 unsealed.attempted = false
                 tx.putOperation(unsealed)
                 let client = try store.item(table: op.table, id: op.id)
+                let fields = reason == .rejected ? fields : Self.clashes(op, client: client, server: server) ?? fields
                 let conflict = Conflict(table: op.table, id: client?.id ?? op.id, reason: reason, operation: op.reference,
                                         status: status, detectedBy: .push, detectedAt: at, message: message,
                                         base: op.base, client: client, server: server, fields: fields)
@@ -182,6 +183,16 @@ struct PushRun {
                 if !leftover { tx.putOperation(cleared()) }
             }
         }
+    }
+
+    /// The fields `resolve --merge` will find changed on both sides, from the copies the conflict
+    /// file holds. The push rules compared the op's `item`; behind a sealed op the local item has
+    /// moved on, and the file must not promise a merge that then clashes. Nil: no merge applies.
+    static func clashes(_ op: PendingOperation, client: Item?, server: Item?) -> [String]? {
+        guard op.kind != .delete, let client, let server, !server.isDeleted else { return nil }
+        let base = op.kind == .insert ? [:] : (op.base?.fields ?? [:])
+        if case .clash(let fields) = ThreeWayMerge.merge(base: base, client: client.fields, server: server.fields) { return fields }
+        return []
     }
 
     /// Puts an op to send again back at its place in the queue (ahead of its item's later ops).

@@ -18,9 +18,17 @@ import TodoTestSupport
         let dir = TempDirectory("todo-e2e")
         var url = ""
 
+        let appKey: String?
+
         init(appKey: String? = nil) throws {
+            self.appKey = appKey
+            start(port: 0)
+        }
+
+        /// Starts `todo-server` on `srv/` and waits for its "listening on" line.
+        private func start(port: Int) {
             let key = appKey.map { " --app-key '\($0)'" } ?? ""
-            _ = TempDirectory.shell("cd '\(dir.path)' && { '\(build)/todo-server' --data srv --port 0\(key) > srv.log 2>&1 & echo $! > srv.pid; }")
+            _ = TempDirectory.shell("cd '\(dir.path)' && { '\(build)/todo-server' --data srv --port \(port)\(key) > srv.log 2>&1 & echo $! > srv.pid; }")
             for _ in 0..<500 {
                 let log = read("srv.log")
                 if let range = log.firstRange(of: "http://") {
@@ -30,6 +38,32 @@ import TodoTestSupport
                 usleep(10_000)
             }
             Issue.record("todo-server did not start: \(read("srv.log"))")
+        }
+
+        /// SIGKILL, as a crash would. Returns once the process is gone (or a zombie: its files and
+        /// sockets are closed then), so that a restart finds the data directory's lock free.
+        func killNine() {
+            let pid = pid_t(read("srv.pid").filter(\.isNumber)) ?? 0
+            guard pid > 0 else { Issue.record("no server pid in srv.pid"); return }
+            kill(pid, SIGKILL)
+            for _ in 0..<1_000 {
+                let stat = (try? LocalFileSystem().readFile("/proc/\(pid)/stat")).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
+                guard let stat, let close = stat.lastIndex(of: ")") else { return }
+                if stat[close...].dropFirst(2).first == "Z" { return }
+                usleep(10_000)
+            }
+            Issue.record("todo-server \(pid) still runs after SIGKILL")
+        }
+
+        /// Starts the server again on the same data directory and port, as after a crash: the
+        /// replicas keep their remote URL.
+        func restart() {
+            let before = url
+            guard let port = before.split(separator: ":").last.flatMap({ Int($0) }) else { Issue.record("no port in \(before)"); return }
+            unlink(dir.sub("srv.log"))
+            url = ""
+            start(port: port)
+            if url != before { Issue.record("the restarted server listens on \(url), not \(before)") }
         }
 
         deinit {

@@ -142,6 +142,9 @@ import TodoTestSupport
         #expect(a.operations.map { "\($0["kind"]!.stringValue!) \($0["id"]!.stringValue!)" }
                 == ["insert x", "insert z", "delete x", "delete z"])
         #expect(a.item("x") == nil)
+        // Their base is the sealed insert's, null (§2.2.1, §3.5.1): the store is sound.
+        #expect(a.operations.filter { $0["kind"] == "delete" }.allSatisfy { $0["base"] == .null })
+        a.expect(0, "doctor")
         world.resetLog()
         a.expect(0, "push")
         #expect(a.operations.isEmpty)
@@ -155,6 +158,60 @@ import TodoTestSupport
         #expect(world.writes().filter { $0.method == "POST" }.map { $0.json?["id"] } == ["z"], "x was not posted twice")
         #expect(a.item("x") == nil)
         #expect(a.item("z") == nil)
+    }
+
+    @Test("an update behind a sealed insert has a null base; doctor accepts it, push sends it on the new version") func updateBehindSealedInsert() throws {
+        let world = try SyncWorld()
+        let a = world.replica("A")
+        a.expect(0, "add", "a", "--id", "x")
+        a.expect(0, "add", "a", "--id", "y")
+        a.sealOperations()
+        a.expect(0, "edit", "x", "--text", "b")
+        #expect(a.operations.count == 3)
+        #expect(a.operations.last?["base"] == .null)
+        a.expect(0, "doctor")
+        // An update with a null base and no insert before it is still a broken store.
+        let update = try #require(a.operations.last)
+        a.expect(0, "push")
+        #expect(world.row("x")?["text"] == "b")
+        #expect(world.row("y")?["text"] == "a")
+        var orphan = update.objectValue!
+        orphan["sequence"] = 99
+        orphan["id"] = "y"
+        orphan["item"] = ["id": "y", "text": "c"]
+        let path = a.directory + "/.todo/operations/0000000099.update.todoitem.y.json"
+        try a.fs.writeFile(path, JSONValue.object(orphan).canonicalBytes(), sync: false)
+        let doctor = a.expect(1, "doctor")
+        #expect((doctor.out + doctor.err).contains("an update needs a base"), "\(doctor)")
+    }
+
+    @Test("a conflict behind a sealed update names the fields --merge will find clashing") func conflictFieldsMatchMerge() throws {
+        let world = try SyncWorld()
+        let a = world.replica("A")
+        a.expect(0, "add", "a", "--id", "x")
+        a.expect(0, "push")
+        let b = world.replica("B")
+        b.expect(0, "pull")
+        // A's PATCH lands, the answers are lost: the op stays sealed; a later edit queues behind it.
+        a.expect(0, "edit", "x", "--text", "b")
+        world.landThenFail()
+        a.expect(4, "push")
+        world.script(nil)
+        b.expect(0, "pull")
+        b.expect(0, "done", "x")
+        b.expect(0, "push")
+        a.expect(0, "edit", "x", "--text", "c")
+        #expect(a.operations.count == 2)
+        // The sealed op alone would merge (text b both sides, complete from B), but the local item
+        // says "c" where the server says "b": --merge clashes on text, so the file must say so.
+        a.expect(3, "push")
+        let conflict = try #require(a.conflicts.first)
+        #expect(conflict["fields"] == ["text"], "\(conflict)")
+        let merge = a.expect(1, "resolve", "x", "--merge")
+        #expect(merge.err.contains("text"), "\(merge)")
+        a.expect(0, "resolve", "x", "--use-client")
+        a.expect(0, "push")
+        #expect(world.row("x")?["text"] == "c")
     }
 
     @Test("§4.8.2: a stop keeps the markers an earlier run left; such ops are never collapsed") func stopKeepsLeftoverMarkers() throws {
