@@ -1,5 +1,6 @@
 import TodoBasics
 import TodoModel
+import TodoTestSupport
 
 /// The end of a run: everyone resolves every conflict and syncs until quiet, then all replicas
 /// hold exactly the server's live items, and every acknowledged change is accounted for.
@@ -47,18 +48,12 @@ extension SimRun {
     /// acknowledged change brought the item back on purpose: an `add` of the id, a resolution that
     /// restored it (decided after the rm, or landing after it), or a resolution by the remover
     /// itself (its receipt says what it kept).
-    func checkRemovals(_ server: [String: (id: String, fields: [String: JSONValue], deleted: Bool)]) {
-        for removal in ledger.removals where !removal.cancelsAdd {
-            guard let row = server[removal.id], !row.deleted else { continue }
-            if ledger.adds.contains(where: { $0.id == removal.id && $0.step > removal.step }) { continue }
-            if ledger.restoreLicences.contains(where: { $0.id == removal.id && $0.step > removal.step }) { continue }
-            // A restore decided earlier may land after the rm, whose delete then met the row
-            // already deleted (both-deleted): the restore is the later, explicit decision.
-            if ledger.restoredAt.contains(where: { $0.id == removal.id && $0.step >= removal.step }) { continue }
-            if ledger.receipts.contains(where: { seen in
+    func checkRemovals(_ server: [String: WriteLedger.ServerRow]) {
+        for removal in ledger.removalsUndone(server) {
+            if receipts.all.contains(where: { seen in
                 seen.replica == removal.replica && seen.step > removal.step
                     && seen.record["decision"]?.stringValue == "resolve"
-                    && SimLedger.key(seen.record["id"]?.stringValue ?? "") == removal.id
+                    && WriteLedger.key(seen.record["id"]?.stringValue ?? "") == removal.id
             }) { continue }
             fail("\(replicas[removal.replica].name) removed \(removal.id) at step \(removal.step), and it is live on the server with no add, restore or resolution after it")
         }

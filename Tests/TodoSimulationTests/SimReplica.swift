@@ -52,16 +52,3 @@ struct SimReplica {
         }
     }
 }
-
-/// User fields of an item or server row: no id, no system properties, no nulls (sync.md §1.3).
-func userFields(_ object: [String: JSONValue]?) -> [String: JSONValue]? {
-    guard let object else { return nil }
-    var out: [String: JSONValue] = [:]
-    for (name, value) in object where !value.isNull && name != "id" && !name.lowercased().hasPrefix("ms_") {
-        switch name {
-        case "createdAt", "updatedAt", "version", "deleted": continue
-        default: out[name] = value
-        }
-    }
-    return out
-}

@@ -16,7 +16,10 @@ final class SimRun {
     var replicas: [SimReplica] = []
     /// The item ids of the run (lower case); a replica may spell one in upper case.
     var pool: [String] = []
-    var ledger = SimLedger()
+    /// What the replicas were told, and the receipts they wrote: the invariants are stated
+    /// against these and the files, never against a model of sync.
+    var ledger = WriteLedger()
+    var receipts = SimReceipts()
     var step = 0
     var failures: [String] = []
     /// The commands of the run, for the failure message (which shows the last 80).

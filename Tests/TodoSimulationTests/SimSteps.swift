@@ -1,5 +1,6 @@
 import TodoBasics
 import TodoModel
+import TodoTestSupport
 
 /// The steps of a run: offline changes, network commands and resolutions. Each step predicts only
 /// what the spec promises for the replica's own files (which local change is refused, which merge
@@ -9,7 +10,7 @@ extension SimRun {
     func localChange(_ r: Int) {
         let replica = replicas[r]
         let id = pool[Int.random(in: 0..<pool.count, using: &rng)]
-        let key = SimLedger.key(id)
+        let key = WriteLedger.key(id)
         let inConflict = replica.conflict(id) != nil
         let before = replica.item(id)
         let fields = userFields(before) ?? [:]
@@ -55,7 +56,7 @@ extension SimRun {
     }
 
     func record(_ r: Int, _ id: String, _ field: String, _ value: JSONValue, previous: JSONValue?, _ command: String) {
-        ledger.writes.append(.init(replica: r, id: id, field: field, value: value, step: step, previous: previous, command: command))
+        ledger.write(r, id, field, value, previous: previous, step: step, command: command)
     }
 
     /// push, pull or sync: finished (0) or finished with conflicts open (3); never a stop, since
@@ -83,7 +84,7 @@ extension SimRun {
         guard !conflicts.isEmpty else { return }
         let conflict = conflicts[Int.random(in: 0..<conflicts.count, using: &rng)]
         guard let id = conflict["id"]?.stringValue else { return fail("conflict without id: \(conflict)") }
-        let key = SimLedger.key(id)
+        let key = WriteLedger.key(id)
         let server = conflict["server"]?.objectValue
         let serverGone = server == nil || server?["ms_deleted"]?.boolValue == true
         let client = conflict["client"]?.objectValue

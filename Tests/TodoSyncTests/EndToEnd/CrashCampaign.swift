@@ -31,7 +31,9 @@ final class CrashCampaign {
     var rng: SplitMix64
     let server: BinaryTutorialTests.ServerProcess
     let names = ["A", "B", "C"]
-    var ledger = CrashLedger()
+    /// What the replicas were told. A step runs several commands in order (making a conflict
+    /// takes changes of two replicas), so a change may supersede a write of its own step.
+    var ledger = WriteLedger(sameStepSupersedes: true)
     var tally: [Kind: Tally] = [:]
     /// How long a run of each kind takes here (measured once, then a moving average of the runs
     /// that finished): the scale of kill moments, so that it follows the machine's load.
@@ -90,7 +92,7 @@ final class CrashCampaign {
             let text = "A-t\(next())"
             run(0, ["add", text, "--id", "h\(i)"], expect: [0])
             ledger.adds.append((0, "h\(i)", step))
-            ledger.write(0, "h\(i)", "text", .string(text), previous: nil, step: step)
+            ledger.write(0, "h\(i)", "text", .string(text), previous: nil, step: step, command: "add")
         }
         for r in names.indices { run(r, ["sync"], expect: [0]) }
     }
@@ -212,7 +214,7 @@ final class CrashCampaign {
 
     func items(_ r: Int) -> [String: [String: JSONValue]] {
         var out: [String: [String: JSONValue]] = [:]
-        for item in records(r, "tables/todoitem/items") { out[CrashLedger.key(item["id"]?.stringValue ?? "")] = CrashLedger.userFields(item) ?? [:] }
+        for item in records(r, "tables/todoitem/items") { out[WriteLedger.key(item["id"]?.stringValue ?? "")] = userFields(item) ?? [:] }
         return out
     }
 

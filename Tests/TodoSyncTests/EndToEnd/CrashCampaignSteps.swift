@@ -1,5 +1,6 @@
 import TodoBasics
 import TodoModel
+import TodoTestSupport
 
 /// The campaign's commands. A local command names the item's fields before and after it, so a
 /// kill can be judged (scenario 89: the store is exactly one or the other); network commands and
@@ -30,7 +31,7 @@ extension CrashCampaign {
                                          writes: [("text", .string(text)), ("priority", .number(Double(priority)))], isAdd: true, again: 1))
         }
         let all = items(r)
-        let busy = Set(conflicts(r).map { CrashLedger.key($0["id"]?.stringValue ?? "") })
+        let busy = Set(conflicts(r).map { WriteLedger.key($0["id"]?.stringValue ?? "") })
         let free = all.keys.filter { !busy.contains($0) }.sorted()
         let hot = free.filter { $0.hasPrefix("h") }
         guard !free.isEmpty else { return localChange(r, .add) }
@@ -68,7 +69,7 @@ extension CrashCampaign {
     /// A killed command must have left the item as before or as after; then it is run again, as
     /// a user would, and the change is acknowledged.
     func apply(_ r: Int, _ kind: Kind?, _ change: Change) {
-        let ops = operations(r).filter { CrashLedger.key($0["id"]?.stringValue ?? "") == change.id }
+        let ops = operations(r).filter { WriteLedger.key($0["id"]?.stringValue ?? "") == change.id }
         let receiptMark = lastReceiptNumber(r)
         let command = "todo \(change.args.joined(separator: " "))"
         let code = kind.map { killPoint(r, $0, change.args) } ?? run(r, change.args, expect: [0])
@@ -88,7 +89,7 @@ extension CrashCampaign {
             if again != change.after { return fail("\(names[r]): \(command) run again: item \(change.id) is \(show(again)), expected \(show(change.after))") }
         }
         for write in change.writes {
-            ledger.write(r, change.id, write.field, write.value, previous: change.before?[write.field], step: step)
+            ledger.write(r, change.id, write.field, write.value, previous: change.before?[write.field], step: step, command: command)
         }
         if change.isAdd { ledger.adds.append((r, change.id, step)) }
         if change.after == nil, let snapshot = change.before {
@@ -150,7 +151,7 @@ extension CrashCampaign {
         let candidates = preferMerge && all.contains(where: mergeable) ? all.filter(mergeable) : all
         let conflict = candidates[Int.random(in: 0..<candidates.count, using: &rng)]
         guard let rawID = conflict["id"]?.stringValue else { return fail("conflict without id: \(conflict)") }
-        let id = CrashLedger.key(rawID)
+        let id = WriteLedger.key(rawID)
         let serverCopy = conflict["server"]?.objectValue
         let serverGone = serverCopy == nil || serverCopy?["ms_deleted"]?.boolValue == true
         let client = conflict["client"]?.objectValue
@@ -161,7 +162,7 @@ extension CrashCampaign {
         let before = items(r)[id]
         let code = kind.map { killPoint(r, $0, args) } ?? run(r, args, expect: [0])
         guard failures.isEmpty else { return }
-        let open = conflicts(r).first { CrashLedger.key($0["id"]?.stringValue ?? "") == id }
+        let open = conflicts(r).first { WriteLedger.key($0["id"]?.stringValue ?? "") == id }
         if let code {
             guard code == 0, open == nil else { return fail("\(names[r]): todo resolve \(rawID) \(strategy) exited \(code), conflict \(open == nil ? "closed" : "open")\n\(printed(r))") }
         } else {
@@ -171,8 +172,8 @@ extension CrashCampaign {
             run(r, args, expect: [open == nil ? 1 : 0], measures: open == nil ? nil : kind)
         }
         let expected: [String: JSONValue]?? = switch strategy {
-        case "--use-server": .some(serverGone ? nil : CrashLedger.userFields(serverCopy))
-        case "--use-client": .some(CrashLedger.userFields(client))
+        case "--use-server": .some(serverGone ? nil : userFields(serverCopy))
+        case "--use-client": .some(userFields(client))
         default: .none
         }
         if let expected, items(r)[id] != expected {
