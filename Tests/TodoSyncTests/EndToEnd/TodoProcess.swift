@@ -30,9 +30,11 @@ enum TodoProcess {
     }
 
     /// Starts `todo args` on the replica whose `.todo` is `store`, stdout and stderr to `output`.
-    /// No retry waits (the server is local), and a long request timeout for a loaded machine.
+    /// No retry waits (the server is local), a long request timeout for a loaded machine, and
+    /// push batches of 3, so that kills also land while one batch's commit overlaps the next
+    /// batch's requests.
     static func start(_ args: [String], store: String, output: String) -> pid_t {
-        let own = ["TODO_DIR", "TODO_RETRY_WAIT_SCALE", "TODO_REQUEST_TIMEOUT"]
+        let own = ["TODO_DIR", "TODO_RETRY_WAIT_SCALE", "TODO_REQUEST_TIMEOUT", "TODO_PUSH_BATCH"]
         var env: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -40,7 +42,7 @@ enum TodoProcess {
             if !own.contains(where: { text.hasPrefix($0 + "=") }) { env.append(text) }
             p += 1
         }
-        env += ["TODO_DIR=\(store)", "TODO_RETRY_WAIT_SCALE=0", "TODO_REQUEST_TIMEOUT=30"]
+        env += ["TODO_DIR=\(store)", "TODO_RETRY_WAIT_SCALE=0", "TODO_REQUEST_TIMEOUT=30", "TODO_PUSH_BATCH=3"]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
