@@ -94,11 +94,22 @@ extension Store {
     }
 
     /// Every pending operation in queue order, optionally of one table.
+    /// A long queue (a push of thousands) is read on 8 threads: each file costs an open and a
+    /// read in the kernel, and those overlap.
     public func operations(table: String? = nil) throws(StoreError) -> [PendingOperation] {
+        let names = try operationNames().filter { table == nil || $0.table == table }
+        guard names.count > 256 else { return try read(names) }
+        let reader = ParallelReader(store: self)
+        let chunkSize = (names.count + 7) / 8
+        let chunks = stride(from: 0, to: names.count, by: chunkSize).map { Array(names[$0..<min($0 + chunkSize, names.count)]) }
         var ops: [PendingOperation] = []
-        for name in try operationNames() where table == nil || name.table == table {
-            if let op = try operation(name) { ops.append(op) }
-        }
+        for result in WorkerPool.map(chunks, width: 8, { chunk in reader.read(chunk) }) { ops += try result.get() }
+        return ops
+    }
+
+    fileprivate func read(_ names: [OperationFileName]) throws(StoreError) -> [PendingOperation] {
+        var ops: [PendingOperation] = []
+        for name in names { if let op = try operation(name) { ops.append(op) } }
         return ops
     }
 
@@ -163,5 +174,19 @@ extension Store {
     public func history(table: String, id: String) throws(StoreError) -> ItemHistory {
         ItemHistory(table: table, id: id, item: try item(table: table, id: id),
                     operations: try operations(table: table, id: id), hasConflict: hasConflict(table: table, id: id))
+    }
+}
+
+/// Reads operation files on a worker thread; the store's reads touch no shared mutable state.
+private final class ParallelReader: @unchecked Sendable {
+    let store: Store
+    init(store: Store) { self.store = store }
+
+    func read(_ names: [OperationFileName]) -> Result<[PendingOperation], StoreError> {
+        do throws(StoreError) {
+            return .success(try store.read(names))
+        } catch {
+            return .failure(error)
+        }
     }
 }

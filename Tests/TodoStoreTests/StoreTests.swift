@@ -14,6 +14,32 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
     static let item = Item(id: "Abc", fields: ["text": "milk", "complete": false, "priority": 3],
                            system: SystemProperties(createdAt: "2024-05-01T09:00:00.000Z", updatedAt: "2024-05-01T09:00:00.000Z", version: "AAAAAAAAAAE="))
 
+    /// More than 256 operations are read on several threads: same ops, same order, and a bad
+    /// file anywhere still fails the read.
+    @Test func aLongQueueReadsInQueueOrder() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let store = try makeStore(dir)
+        var tx = try store.transaction()
+        tx.putTableConfig(TableConfig(name: "other"))
+        var expected: [PendingOperation] = []
+        for n in 1...700 {
+            let table = n % 7 == 0 ? "other" : "todoitem"
+            let item = Item(id: "i\(n)", fields: ["text": .string("t\(n)")])
+            let op = PendingOperation(sequence: n, table: table, id: item.id, kind: .insert, item: item, base: nil,
+                                      queuedAt: "2024-05-01T09:00:01.000Z")
+            tx.putOperation(op)
+            expected.append(op)
+        }
+        tx.setNextSequence(701)
+        try store.commit(tx)
+        #expect(try store.operations() == expected)
+        #expect(try store.operations(table: "todoitem") == expected.filter { $0.table == "todoitem" })
+        let bad = dir.sub(".todo/operations/" + store.layout.operation(expected[400]).split(separator: "/").last!)
+        try LocalFileSystem().writeFile(bad, Array("{\"format\": 1}".utf8), sync: false)
+        #expect(throws: StoreError.self) { try store.operations() }
+    }
+
     @Test func recordsRoundTripThroughTheStore() throws {
         let dir = TempDirectory()
         defer { dir.remove() }
