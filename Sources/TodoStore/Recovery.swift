@@ -108,7 +108,8 @@ enum Recovery {
         }
     }
 
-    private static func chunks<T: Sendable>(_ items: [T], count: Int) -> [[T]] {
+    /// `items` cut into `count` runs of about equal length, in order (work for `count` threads).
+    static func chunks<T: Sendable>(_ items: [T], count: Int) -> [[T]] {
         let size = max(1, (items.count + count - 1) / count)
         return stride(from: 0, to: items.count, by: size).map { Array(items[$0..<min($0 + size, items.count)]) }
     }

@@ -100,10 +100,8 @@ extension Store {
         let names = try operationNames().filter { table == nil || $0.table == table }
         guard names.count > 256 else { return try read(names) }
         let reader = ParallelReader(store: self)
-        let chunkSize = (names.count + 7) / 8
-        let chunks = stride(from: 0, to: names.count, by: chunkSize).map { Array(names[$0..<min($0 + chunkSize, names.count)]) }
         var ops: [PendingOperation] = []
-        for result in WorkerPool.map(chunks, width: 8, { chunk in reader.read(chunk) }) { ops += try result.get() }
+        for result in WorkerPool.map(Recovery.chunks(names, count: 8), width: 8, { chunk in reader.read(chunk) }) { ops += try result.get() }
         return ops
     }
 
