@@ -17,7 +17,7 @@ enum Recovery {
         } catch {
             throw .corrupt(path: store.displayPath(StoreLayout.journalFile), reason: error.message)
         }
-        try apply(staged, in: store)
+        try apply(staged.mapValues { $0.map { $0.canonicalBytes() } }, in: store)
     }
 
     static func parseJournal(_ journal: JSONValue) throws(RecordError) -> [String: JSONValue?] {
@@ -49,12 +49,12 @@ enum Recovery {
     /// Writes every staged file, makes them durable, then drops the journal.
     ///
     /// Small commits (a local command) fsync each file and each touched folder. Large ones (a
-    /// pull page, a push batch) write each file in place on 8 threads (a removal waits for the
+    /// pull page, a push batch) write each file in place on 16 threads (a removal waits for the
     /// disk's discard, so more threads than cores overlap those waits), without temp file or
     /// fsync, then call syncfs once. That is safe because the journal stays until syncfs returns:
     /// a crash before it replays the whole commit with atomic writes, and lock-free readers retry
     /// while a journal exists (`consistentRead`), so a half-written file is never taken.
-    static func apply(_ staged: [String: JSONValue?], in store: Store) throws(StoreError) {
+    static func apply(_ staged: [String: [UInt8]?], in store: Store) throws(StoreError) {
         let fs = store.fs
         let bulk = staged.count > bulkThreshold
         var directories = Set<String>()
@@ -72,7 +72,7 @@ enum Recovery {
             }
             if bulk {
                 let jobs = paths.map { path in (store.layout.absolute(path), staged[path]!) }
-                let failures = WorkerPool.map(chunks(jobs, count: 8), width: 8) { chunk -> FileSystemError? in
+                let failures = WorkerPool.map(dealt(jobs, count: 16), width: 16) { chunk -> FileSystemError? in
                     do throws(FileSystemError) {
                         for (absolute, content) in chunk { try write(content, absolute, fs, sync: false) }
                         return nil
@@ -94,18 +94,26 @@ enum Recovery {
         }
     }
 
-    private static func write(_ content: JSONValue?, _ absolute: String, _ fs: any FileSystem, sync: Bool) throws(FileSystemError) {
+    private static func write(_ content: [UInt8]?, _ absolute: String, _ fs: any FileSystem, sync: Bool) throws(FileSystemError) {
         if let content {
             if sync {
-                try AtomicFile.write(content.canonicalBytes(), to: absolute, in: fs)
+                try AtomicFile.write(content, to: absolute, in: fs)
             } else {
-                try fs.writeFile(absolute, content.canonicalBytes(), sync: false)
+                try fs.writeFile(absolute, content, sync: false)
             }
         } else {
             try fs.removeFile(absolute)
             // Only an atomic write leaves a temp file behind; bulk writes never make one.
             if sync { try fs.removeFile(AtomicFile.tempPath(for: absolute)) }
         }
+    }
+
+    /// `items` dealt out round-robin into `count` hands. A commit's paths are sorted, so runs
+    /// would give all removals (each waits for the disk's discard) to the first few threads.
+    static func dealt<T: Sendable>(_ items: [T], count: Int) -> [[T]] {
+        var hands = [[T]](repeating: [], count: max(1, min(count, items.count)))
+        for (index, item) in items.enumerated() { hands[index % hands.count].append(item) }
+        return hands
     }
 
     /// `items` cut into `count` runs of about equal length, in order (work for `count` threads).

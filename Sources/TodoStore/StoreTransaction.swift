@@ -61,14 +61,31 @@ public struct StoreTransaction {
         state.nextSequence = max(state.nextSequence, plan.nextSequence)
     }
 
-    /// The journal: every staged file, whole, with the new generation.
-    func journal() -> JSONValue {
-        var entries: [JSONValue] = []
-        for path in staged.keys.sorted() {
-            entries.append(["path": .string(path), "content": staged[path]! ?? .null])
+    /// Every staged file encoded once, and the journal that holds them all with the new generation.
+    /// Each file's bytes go into the journal as they will be written (pretty JSON is valid inside
+    /// compact JSON), so a big commit encodes each file once instead of twice.
+    func encoded() -> EncodedCommit {
+        var files: [String: [UInt8]?] = [:]
+        var journal = Array(#"{"format":1,"generation":"#.utf8) + Array(String(state.generation).utf8) + Array(#","writes":["#.utf8)
+        for (index, path) in staged.keys.sorted().enumerated() {
+            let bytes = staged[path]!.map { $0.canonicalBytes() }
+            files[path] = .some(bytes)
+            if index > 0 { journal.append(UInt8(ascii: ",")) }
+            journal.append(contentsOf: #"{"content":"#.utf8)
+            journal.append(contentsOf: bytes ?? Array("null".utf8))
+            journal.append(contentsOf: #","path":"#.utf8)
+            JSONText.appendString(path, to: &journal)
+            journal.append(UInt8(ascii: "}"))
         }
-        return ["format": 1, "generation": .number(Double(state.generation)), "writes": .array(entries)]
+        journal.append(contentsOf: "]}\n".utf8)
+        return EncodedCommit(files: files, journal: journal)
     }
+}
+
+/// A commit ready to write: each file's bytes (nil: remove it) and the journal's bytes.
+struct EncodedCommit {
+    let files: [String: [UInt8]?]
+    let journal: [UInt8]
 }
 
 extension Store {
@@ -87,12 +104,13 @@ extension Store {
         state.generation += 1
         tx.state = state
         tx.put(StoreLayout.stateFile, state.json)
+        let encoded = tx.encoded()
         do {
-            try AtomicFile.write(tx.journal().canonicalBytes(), to: layout.absolute(StoreLayout.journalFile), in: fs)
+            try AtomicFile.write(encoded.journal, to: layout.absolute(StoreLayout.journalFile), in: fs)
             try fs.syncDirectory(layout.root)
         } catch {
             throw .io(error)
         }
-        try Recovery.apply(tx.staged, in: self)
+        try Recovery.apply(encoded.files, in: self)
     }
 }

@@ -110,3 +110,18 @@ import TodoTestSupport
         again.release()
     }
 }
+
+@Suite struct PathTextTests {
+    @Test(arguments: [
+        ("/a/b", "/a", "b"),
+        ("/a", "/", "a"),
+        ("a", ".", "a"),
+        ("/x/é/ü.json", "/x/é", "ü.json"),
+        ("/x/e\u{301}/n\u{303}.json", "/x/e\u{301}", "n\u{303}.json"),
+        (".todo/operations/", ".todo/operations", ""),
+    ])
+    func parentAndLastComponent(path: String, parent: String, last: String) {
+        #expect(path.parentPath == parent)
+        #expect(path.lastPathComponent == last)
+    }
+}

@@ -37,6 +37,8 @@ import TodoTestSupport
         Case(fixture: "conflict", args: ["rm", "d265"], err: "error: item D265929E-B17B-42D1-8FAB-D0ADF26486FA has an unresolved conflict; run 'todo resolve D265929E-B17B-42D1-8FAB-D0ADF26486FA'\nhint: see the copies with 'todo diff D265929E'\n", code: 1),
         Case(fixture: "unknown-format", args: ["status"], err: "error: <dir>/.todo/format.json: \"format\" is 2; this version of todo reads format 1 only\nhint: restore or remove that file, then run 'todo doctor'\n", code: 1),
         Case(fixture: "corrupt-operation", args: ["status", "--json"], err: "error: .todo/operations/0000000001.insert.todoitem.1d0b14e4-db01-4fed-b346-6f8a7b81a989.json: \"kind\" is \"upsert\"; expected insert, update or delete\nhint: restore or remove that file, then run 'todo doctor'\n", code: 1),
+        Case(fixture: "synced", args: ["push", "--jobs", "0"], err: "error: '--jobs 0' must be a number from 1 to 256\nhint: see 'todo push --help'\n", code: 2),
+        Case(fixture: "synced", args: ["push", "--jobs", "257"], err: "error: '--jobs 257' must be a number from 1 to 256\nhint: see 'todo push --help'\n", code: 2),
         Case(fixture: "synced", args: ["init"], err: "error: a todo replica already exists at '<dir>/.todo'\nhint: use the existing replica, or remove its .todo directory first\n", code: 1),
         Case(fixture: nil, args: ["init", "--remote", "ftp://x"], err: "error: 'ftp://x' is not an http or https URL; use http://HOST[:PORT][/PATH]\nhint: see 'todo init --help'\n", code: 2),
         Case(fixture: nil, args: ["init", "--protocol", "g3"], err: "error: '--protocol g3' is not a protocol; use mobile-apps or mobile-services\nhint: see 'todo init --help'\n", code: 2),

@@ -111,7 +111,7 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
         tx.putItem(Self.item, table: "todoitem")
         tx.state.generation += 1
         // Simulate a writer killed right after its commit point: the journal exists, no target was written.
-        try AtomicFile.write(tx.journal().canonicalBytes(), to: dir.sub(".todo/journal.json"), in: LocalFileSystem())
+        try AtomicFile.write(tx.encoded().journal, to: dir.sub(".todo/journal.json"), in: LocalFileSystem())
         try LocalFileSystem().writeFile(dir.sub(".todo/.journal.json.tmp"), Array("{torn".utf8), sync: false)
         store.close()
 
@@ -122,6 +122,24 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
         #expect(Doctor.check(reopened).problems.isEmpty)
     }
 
+    @Test func theJournalHoldsEveryStagedFileAsItWillBeWritten() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let store = try makeStore(dir)
+        var tx = try store.transaction()
+        let odd = Item(id: "q\"uote é", fields: ["text": .string("line\nbreak \u{1F600}"), "n": .number(1.5)])
+        tx.putItem(Self.item, table: "todoitem")
+        tx.putItem(odd, table: "todoitem")
+        tx.removeItem(table: "todoitem", id: "gone")
+        let encoded = tx.encoded()
+        let replayed = try Recovery.parseJournal(try JSONValue.parse(encoded.journal))
+        #expect(Set(replayed.keys) == Set(tx.staged.keys))
+        for (path, content) in tx.staged {
+            #expect(replayed[path]! == content, "\(path) reads back from the journal as staged")
+            #expect(encoded.files[path]! == content.map { $0.canonicalBytes() }, "\(path) is written as its canonical bytes")
+        }
+    }
+
     @Test func aReaderCompletesADeadWritersJournal() throws {
         let dir = TempDirectory()
         defer { dir.remove() }
@@ -130,7 +148,7 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
         tx.putItem(Self.item, table: "todoitem")
         tx.state.generation += 1
         tx.put(StoreLayout.stateFile, tx.state.json)
-        try AtomicFile.write(tx.journal().canonicalBytes(), to: dir.sub(".todo/journal.json"), in: LocalFileSystem())
+        try AtomicFile.write(tx.encoded().journal, to: dir.sub(".todo/journal.json"), in: LocalFileSystem())
         store.close()
         let reader = try Store.open(at: dir.sub(".todo"), fs: LocalFileSystem(), writable: false, command: "status")
         let found = try reader.consistentRead { s throws(StoreError) in try s.item(table: "todoitem", id: "abc") }

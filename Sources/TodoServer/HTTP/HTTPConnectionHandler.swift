@@ -4,6 +4,10 @@ import TableProtocol
 ///
 /// The loop: wait for input (with the deadline that applies now), read, hand the bytes to the
 /// parser, answer every complete request in order, write the answers in one go, repeat.
+/// The answers written together also share their durability waits: their writes are appended
+/// one after another, and one wait per table, before the write to the socket, makes all of them
+/// durable (see `PendingDurability`). So N pipelined writes cost about one fsync, not N, and no
+/// answer leaves before what it reports or shows is durable.
 /// Deadlines (`spec/protocol.md` §3.3): while part of a request has arrived, the whole request must
 /// arrive within `requestTimeout` of its first byte (then 408 and close); between requests, the
 /// connection may stay idle for `idleTimeout` (then a silent close).
@@ -22,7 +26,25 @@ struct HTTPConnectionHandler: ~Copyable {
     private let application: HTTPApplication
     private let stop: StopSignal
     private var parser: HTTPRequestParser
+    /// Serialized answers (and `100 Continue`s) not yet written.
     private var output: [UInt8] = []
+    /// The answers in `output`, in order: each is logged, and may be replaced, when it is written.
+    private var queued: [QueuedAnswer] = []
+    /// The durability waits of the answers in `output`, made once for all of them in `flush()`.
+    private let durability = PendingDurability()
+
+    /// An answer in `output`, with what it takes to log it or to serialize a replacement.
+    private struct QueuedAnswer {
+        let bytes: Range<Int>
+        let status: Int
+        let method: String?
+        let target: String?
+        let closing: Bool
+        let http1_0: Bool
+        let start: ContinuousClock.Instant
+        /// Its number in `durability`; nil for answers the server makes itself (errors, timeouts).
+        let durabilityAnswer: Int?
+    }
 
     /// What to do after the input read so far has been answered.
     private enum Verdict {
@@ -91,7 +113,6 @@ struct HTTPConnectionHandler: ~Copyable {
 
     /// Answers every complete request in the parser, in order, and writes the answers.
     private mutating func answerAvailable() -> Verdict {
-        output.removeAll(keepingCapacity: true)
         var completed = 0
         while let event = parser.next() {
             switch event {
@@ -104,9 +125,8 @@ struct HTTPConnectionHandler: ~Copyable {
             case .error(let status, let message):
                 // Limits and malformed input: the parser is dead, so this is the last answer.
                 let start = ContinuousClock.now
-                append(application.errorResponse(status, message), method: nil, closing: true, http1_0: false)
-                application.log(HTTPRequestLog.line(
-                    method: nil, target: nil, status: status, elapsed: start.duration(to: .now)))
+                queue(application.errorResponse(status, message), method: nil, target: nil, closing: true,
+                      http1_0: false, start: start, durabilityAnswer: nil)
                 return flush() ? .closeAfterResponse : .closeNow
             }
             if output.count >= Self.flushThreshold && !flush() { return .closeNow }
@@ -114,33 +134,41 @@ struct HTTPConnectionHandler: ~Copyable {
         return flush() ? .keepOpen(completed: completed) : .closeNow
     }
 
-    /// Runs the application for one request and appends its answer. Returns whether the
-    /// connection closes after it.
+    /// Runs the application for one request and queues its answer. Returns whether the
+    /// connection closes after it. The storage leaves its durability waits to `flush()`.
     private mutating func answer(_ request: HTTPRequest, keepAlive: Bool) -> Bool {
         let start = ContinuousClock.now
-        let response = application.respond(request)
+        let application = self.application
+        let (response, number) = durability.collect { application.respond(request) }
         let closing = !keepAlive || stop.isFired || response.headers.containsToken("close", forName: "Connection")
-        append(response, method: request.method, closing: closing, http1_0: request.version == .http1_0)
-        application.log(HTTPRequestLog.line(
-            method: request.method, target: request.target, status: response.status,
-            elapsed: start.duration(to: .now)))
+        queue(response, method: request.method, target: request.target, closing: closing,
+              http1_0: request.version == .http1_0, start: start, durabilityAnswer: number)
         return closing
     }
 
     /// 408 for a request that did not arrive in time.
     private mutating func answerTimeout(since requestStart: ContinuousClock.Instant) {
-        output.removeAll(keepingCapacity: true)
         let message = "the request did not arrive completely within "
             + HTTPRequestLog.readable(configuration.requestTimeout)
-        append(application.errorResponse(408, message), method: nil, closing: true, http1_0: false)
-        application.log(HTTPRequestLog.line(
-            method: nil, target: nil, status: 408, elapsed: requestStart.duration(to: .now)))
+        queue(application.errorResponse(408, message), method: nil, target: nil, closing: true,
+              http1_0: false, start: requestStart, durabilityAnswer: nil)
         _ = flush()
+    }
+
+    /// Serializes `response` into `output` and remembers where, in case `flush()` must replace it.
+    private mutating func queue(_ response: HTTPResponse, method: String?, target: String?, closing: Bool,
+                                http1_0: Bool, start: ContinuousClock.Instant, durabilityAnswer: Int?) {
+        let begin = output.count
+        Self.serialize(response, method: method, closing: closing, http1_0: http1_0, into: &output)
+        queued.append(QueuedAnswer(bytes: begin..<output.count, status: response.status, method: method,
+                                   target: target, closing: closing, http1_0: http1_0, start: start,
+                                   durabilityAnswer: durabilityAnswer))
     }
 
     /// Serializes `response` with the connection's framing headers. HEAD answers keep the
     /// `Content-Length` of the body they would have had, but not the body (RFC 9110 §9.3.2).
-    private mutating func append(_ response: HTTPResponse, method: String?, closing: Bool, http1_0: Bool) {
+    private static func serialize(_ response: HTTPResponse, method: String?, closing: Bool, http1_0: Bool,
+                                  into bytes: inout [UInt8]) {
         var response = response
         if closing {
             response.headers.set(name: "Connection", value: "close")
@@ -148,14 +176,34 @@ struct HTTPConnectionHandler: ~Copyable {
             // An HTTP/1.0 client assumes close unless told otherwise.
             response.headers.set(name: "Connection", value: "keep-alive")
         }
-        HTTPSerializer.append(response, to: &output)
+        HTTPSerializer.append(response, to: &bytes)
         if method == "HEAD" && !HTTPResponse.statusForbidsBody(response.status) {
-            output.removeLast(response.body.count)
+            bytes.removeLast(response.body.count)
         }
     }
 
-    /// Writes and empties `output`; false when the peer is gone.
+    /// Waits until everything the queued answers report or show is durable (one wait per table,
+    /// see `PendingDurability`), replaces the answers whose writes did not become durable by their
+    /// error response, logs each answer, then writes and empties `output`; false when the peer is gone.
     private mutating func flush() -> Bool {
+        let application = self.application
+        let replacements = durability.settle { error in
+            application.errorResponse(503, "The storage is unavailable: \(error).")
+        }
+        // From the end, so that the ranges of earlier answers stay where they are.
+        for answer in queued.reversed() {
+            guard let number = answer.durabilityAnswer, let replacement = replacements[number] else { continue }
+            var bytes: [UInt8] = []
+            Self.serialize(replacement, method: answer.method, closing: answer.closing, http1_0: answer.http1_0,
+                           into: &bytes)
+            output.replaceSubrange(answer.bytes, with: bytes)
+        }
+        for answer in queued {
+            let status = answer.durabilityAnswer.flatMap { replacements[$0]?.status } ?? answer.status
+            application.log(HTTPRequestLog.line(
+                method: answer.method, target: answer.target, status: status, elapsed: answer.start.duration(to: .now)))
+        }
+        queued.removeAll(keepingCapacity: true)
         guard !output.isEmpty else { return true }
         let written = socket.write(output)
         output.removeAll(keepingCapacity: output.count <= Self.flushThreshold * 2)

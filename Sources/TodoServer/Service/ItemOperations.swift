@@ -166,7 +166,7 @@ extension TableService {
         } catch let e as ServiceError {
             throw e
         } catch {
-            throw ServiceError(503, "The storage is unavailable: \(error).")
+            throw .storageUnavailable(error)
         }
     }
 }

@@ -19,6 +19,10 @@ struct ServiceError: Error {
 
     static func badRequest(_ message: String) -> ServiceError { ServiceError(400, message) }
     static func notFound(_ message: String) -> ServiceError { ServiceError(404, message) }
+    /// A write storage could not make durable: 503, nothing was acknowledged.
+    static func storageUnavailable(_ error: any Error) -> ServiceError {
+        ServiceError(503, "The storage is unavailable: \(error).")
+    }
 }
 
 enum ErrorBody {

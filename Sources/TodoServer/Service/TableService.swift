@@ -23,11 +23,25 @@ public final class TableService: Sendable {
         do {
             response = try handle(request, &generation)
         } catch {
-            let form = error.form ?? generation ?? .mobileApps
-            response = json(error.status, ErrorBody.json(status: error.status, message: error.message, generation: form))
-            if let allow = error.allow { response.headers.set(name: "Allow", value: allow) }
+            response = render(error, generation)
         }
         finish(&response, request)
+        // In a group of pipelined answers, a write may answer before it is durable (see
+        // `PendingDurability`); if it then fails to become durable, this is sent instead: the
+        // answer a write gets here when its own wait fails.
+        PendingDurability.current?.onFailure { [generation] failure in
+            var response = self.render(.storageUnavailable(failure), generation)
+            self.finish(&response, request)
+            return response
+        }
+        return response
+    }
+
+    /// The error body in the form of the request's generation (protocol §3.5).
+    private func render(_ error: ServiceError, _ generation: Generation?) -> HTTPResponse {
+        let form = error.form ?? generation ?? .mobileApps
+        var response = json(error.status, ErrorBody.json(status: error.status, message: error.message, generation: form))
+        if let allow = error.allow { response.headers.set(name: "Allow", value: allow) }
         return response
     }
 

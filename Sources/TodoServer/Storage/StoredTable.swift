@@ -42,7 +42,7 @@ final class StoredTable: Sendable {
     /// Reads under the lock, then waits until what was read is durable.
     func read<T: Sendable>(_ body: (TableMemory) -> T) -> T {
         let (value, lsn) = state.withReadLock { state in (body(state.memory), state.lsn) }
-        commit.waitVisible(through: lsn)
+        waitVisible(through: lsn)
         return value
     }
 
@@ -51,8 +51,18 @@ final class StoredTable: Sendable {
     /// unrelated inserts made every insert wait for the one before it.
     func schema() -> TableSchema {
         let (schema, lsn) = schemaSnapshot.withLock { $0 }
-        commit.waitVisible(through: lsn)
+        waitVisible(through: lsn)
         return schema
+    }
+
+    /// Waits until the log is durable through `lsn`, or leaves that to the group of answers this
+    /// one is part of (see `PendingDurability`).
+    private func waitVisible(through lsn: UInt64) {
+        if let pending = PendingDurability.current {
+            pending.needVisible(commit, through: lsn)
+        } else {
+            commit.waitVisible(through: lsn)
+        }
     }
 
     func write<T>(counter: StorageVersionCounter, clock: Clock, tuning: TableStorage.Tuning,
@@ -86,6 +96,12 @@ final class StoredTable: Sendable {
             return state.lsn
         }
         // Also for a write that changed nothing: what its body saw must be durable before it answers.
+        // In a group of pipelined answers, the group waits once for all of them before any is sent
+        // (see `PendingDurability`); a write that starts a compaction still waits and compacts here.
+        if plan == nil, let pending = PendingDurability.current {
+            pending.needDurable(commit, through: lsn)
+            return result!
+        }
         do {
             try commit.waitDurable(through: lsn)
         } catch {

@@ -161,7 +161,8 @@ public final class TableStorage: Sendable {
     // MARK: - Writes
 
     /// Runs `body` under the table's write lock and makes its changes durable (fsync) before
-    /// returning. If `body` throws, nothing is written and the error is rethrown. Concurrent
+    /// returning, or, with a `PendingDurability` installed, before that group's answers are sent.
+    /// If `body` throws, nothing is written and the error is rethrown. Concurrent
     /// writers to one table are serialised and share fsyncs; different tables proceed in parallel.
     /// `body` reads through its `TableWrite`: calling this storage's methods for the same table
     /// from inside it would wait for the lock it holds.

@@ -32,8 +32,12 @@ struct OperationSender: Sendable {
         var insertedAgain: Bool
     }
 
-    func run(_ context: Context) -> SendOutcome {
+    /// Follows `context.op` to its outcome. `first`: the answer to its first request, when the
+    /// engine already sent it (pipelined with others); only for ops that need no replay check first.
+    func run(_ context: Context, first: Result<TableReply, TransportFailure>? = nil) -> SendOutcome {
         let op = context.op
+        precondition(first == nil || !context.sealedAtStart, "a sealed op is checked before it is sent")
+        var first = first
         var check = context.sealedAtStart
         // An attempt of this push may have reached the server (timeout, reset after sending,
         // 408, 429, 5xx). From then on a stop leaves the op sealed, whatever a later attempt
@@ -49,7 +53,9 @@ struct OperationSender: Sendable {
                     if verdict != .send { return outcome(of: verdict, server: server, status: Self.replayStatus(op, server), context) }
                 }
             }
-            switch client.send(call(for: op), purpose: .push) {
+            let sent = first ?? client.send(call(for: op), purpose: .push)
+            first = nil
+            switch sent {
             case .failure(let failure):
                 mayHaveLanded = mayHaveLanded || failure.mayHaveReachedServer
                 let delay = client.retry.delay(after: attempt, retryAfter: nil)

@@ -1,4 +1,3 @@
-import Synchronization
 import TodoBasics
 import TodoModel
 import TodoStore
@@ -18,12 +17,18 @@ public final class PushEngine {
         public var concurrency: Int
         /// Ops per batch: one commit each.
         public var batchSize: Int
+        /// Connections the requests in flight are spread over; each pipelines its share.
+        public var connections: Int
 
-        public init(table: String? = nil, concurrency: Int = 8, batchSize: Int = 200) {
+        public init(table: String? = nil, concurrency: Int = Self.defaultConcurrency, batchSize: Int = 200,
+                    connections: Int = 4) {
             self.table = table
             self.concurrency = max(1, concurrency)
             self.batchSize = max(1, batchSize)
+            self.connections = max(1, connections)
         }
+
+        public static let defaultConcurrency = 64
     }
 
     let store: Store
@@ -51,7 +56,7 @@ public final class PushEngine {
         while !current.isEmpty {
             var next = run.nextBatch(size: options.batchSize, busy: current.items)
             run.stageMarkers(&next, at: clock.nowText(), into: &staged)
-            let outcomes = try send(current, run.contexts(current), committing: staged, width: options.concurrency)
+            let outcomes = try send(current, run.contexts(current), committing: staged, options)
             staged = try store.transaction()
             try run.stageOutcomes(current, outcomes, at: clock.nowText(), into: &staged)
             if run.report.stop != nil {
@@ -81,18 +86,10 @@ public final class PushEngine {
 
     /// Sends `batch` (its markers are committed) while another thread commits `staged`.
     private func send(_ batch: PushRun.Batch, _ contexts: [OperationSender.Context], committing staged: StoreTransaction,
-                      width: Int) throws(StoreError) -> [SendOutcome] {
+                      _ options: Options) throws(StoreError) -> [SendOutcome] {
         let commit = BackgroundCommit(store: store, transaction: staged)
-        let sender = self.sender
-        let stopFlag = Atomic<Bool>(false)
-        let outcomes = WorkerPool.alongside({ commit.run() }) {
-            WorkerPool.map(contexts, width: width) { context -> SendOutcome in
-                if stopFlag.load(ordering: .relaxed) { return .notSent }
-                let outcome = sender.run(context)
-                if case .stopped = outcome { stopFlag.store(true, ordering: .relaxed) }
-                return outcome
-            }
-        }
+        let sender = BatchSender(sender: sender, ops: contexts.count, bound: options.concurrency, connections: options.connections)
+        let outcomes = WorkerPool.alongside({ commit.run() }) { sender.send(contexts) }
         if let failure = commit.failure { throw failure }
         return outcomes
     }

@@ -41,6 +41,11 @@ public struct TableClient: Sendable {
         transport.send(request(for: call, purpose: purpose)).map(Self.reply(from:))
     }
 
+    /// Sends calls once each, pipelined on one connection when the transport can; results in order.
+    public func sendPipelined(_ calls: [TableCall], purpose: Purpose) -> [Result<TableReply, TransportFailure>] {
+        transport.sendPipelined(calls.map { request(for: $0, purpose: purpose) }).map { $0.map(Self.reply(from:)) }
+    }
+
     /// Sends a read, retrying network failures, 408, 429 and 5xx by the policy. Returns the last
     /// answer: a reply (possibly still an error status) or the last failure.
     public func read(_ call: TableCall, purpose: Purpose) -> Result<TableReply, TransportFailure> {

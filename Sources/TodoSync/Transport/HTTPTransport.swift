@@ -11,8 +11,20 @@ public protocol HTTPTransport: Sendable {
     /// the transport adds `Host` and `Content-Length`) and returns the whole response, or why
     /// there is none.
     func send(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure>
+    /// Sends `requests` on one connection, each written without waiting for the answer to the one
+    /// before (HTTP/1.1 pipelining), and returns one result per request, in order. Callers must
+    /// not rely on the server seeing them in that order relative to other connections, nor on a
+    /// failed request's successors having been refused: each result stands alone.
+    func sendPipelined(_ requests: [HTTPRequest]) -> [Result<HTTPResponse, TransportFailure>]
     /// Closes pooled connections (and helper processes). Later sends open new ones.
     func close()
+}
+
+extension HTTPTransport {
+    /// One request after the other: for transports that cannot pipeline (the https helper, test doubles).
+    public func sendPipelined(_ requests: [HTTPRequest]) -> [Result<HTTPResponse, TransportFailure>] {
+        requests.map { send($0) }
+    }
 }
 
 /// Why a request got no response. `mayHaveReachedServer` tells the push whether the write

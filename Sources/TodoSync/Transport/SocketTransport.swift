@@ -32,15 +32,10 @@ public final class SocketTransport: HTTPTransport {
         let bytes = HTTPSerializer.serialize(request, host: endpoint.hostHeader)
         var mayRetry = true
         while true {
-            let (pooled, generation) = takeQuietConnection()
-            let fd: Int32
-            if let pooled {
-                fd = pooled
-            } else {
-                switch SocketConnector.connect(to: endpoint, timeout: timeouts.connect) {
-                case .success(let opened): fd = opened
-                case .failure(let failure): return .failure(failure)
-                }
+            let (fd, pooled, generation): (Int32, Bool, Int)
+            switch connection() {
+            case .success(let got): (fd, pooled, generation) = got
+            case .failure(let failure): return .failure(failure)
             }
             switch exchange(fd, bytes, method: request.method) {
             case .response(let response, let reusable):
@@ -54,7 +49,7 @@ public final class SocketTransport: HTTPTransport {
                 // A reused connection the server closed just as we wrote: retry once on a fresh one,
                 // but only when the server cannot have acted on the request (it never got all of
                 // it) or the method is safe to repeat (RFC 9112 §9.3.1).
-                if pooled != nil, mayRetry, staleSuspect,
+                if pooled, mayRetry, staleSuspect,
                    !failure.mayHaveReachedServer || Self.safeToRepeat(request.method) {
                     mayRetry = false
                     continue
@@ -62,6 +57,42 @@ public final class SocketTransport: HTTPTransport {
                 return .failure(failure)
             }
         }
+    }
+
+    /// Pipelines `requests` on one connection (see `PipelinedExchange`). A pooled connection that
+    /// turns out closed before any answer is replaced once, for the requests that cannot have
+    /// reached the server or are safe to repeat; the others report their failure.
+    public func sendPipelined(_ requests: [HTTPRequest]) -> [Result<HTTPResponse, TransportFailure>] {
+        // Requests after one that closes the connection would never be answered.
+        guard requests.count > 1, requests.dropLast().allSatisfy(\.keepAlive) else { return requests.map { send($0) } }
+        var results = [Result<HTTPResponse, TransportFailure>?](repeating: nil, count: requests.count)
+        var pending = Array(requests.indices)
+        var mayRetry = true
+        while !pending.isEmpty {
+            let (fd, pooled, generation): (Int32, Bool, Int)
+            switch connection() {
+            case .success(let got): (fd, pooled, generation) = got
+            case .failure(let failure):
+                for i in pending { results[i] = .failure(failure) }
+                return results.map { $0! }
+            }
+            let outcome = PipelinedExchange(fd: fd, requests: pending.map { requests[$0] }, host: endpoint.hostHeader,
+                                            timeout: timeouts.request).run()
+            if !(outcome.reusable && requests[pending.last!].keepAlive && pool.put(fd, generation: generation) == nil) {
+                closeDescriptor(fd)
+            }
+            var again: [Int] = []
+            for (i, result) in zip(pending, outcome.results) {
+                results[i] = result
+                if pooled, mayRetry, outcome.staleSuspect, case .failure(let failure) = result,
+                   !failure.mayHaveReachedServer || Self.safeToRepeat(requests[i].method) {
+                    again.append(i)
+                }
+            }
+            mayRetry = false
+            pending = again
+        }
+        return results.map { $0! }
     }
 
     public func close() {
@@ -100,6 +131,14 @@ public final class SocketTransport: HTTPTransport {
     }
 
     // MARK: - Pool
+
+    /// A quiet pooled connection, or a new one. `pooled` tells a retry whether a failure may
+    /// just mean the server closed an idle connection.
+    private func connection() -> Result<(fd: Int32, pooled: Bool, generation: Int), TransportFailure> {
+        let (pooled, generation) = takeQuietConnection()
+        if let pooled { return .success((pooled, true, generation)) }
+        return SocketConnector.connect(to: endpoint, timeout: timeouts.connect).map { ($0, false, generation) }
+    }
 
     /// An idle connection that the server has not closed meanwhile, or nil (open a new one).
     /// A pooled connection with input waiting is either closed (EOF) or out of step (bytes no

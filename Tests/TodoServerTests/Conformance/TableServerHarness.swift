@@ -13,6 +13,8 @@ final class TableServerHarness: @unchecked Sendable {
     let service: TableService
     let server: HTTPServer
     let port: Int
+    /// The server's request log, one line per request.
+    let logLines = LogLines()
 
     /// Fixed columns of the checklist's `todoitem`: text, complete, priority, note.
     init(_ configure: (inout ServiceConfiguration) -> Void = { _ in },
@@ -22,12 +24,13 @@ final class TableServerHarness: @unchecked Sendable {
         storage = try TableStorage(directory: directory.sub("data"))
         service = try TableService(configuration: config, storage: storage)
         let service = self.service
+        let logLines = self.logLines
         var httpConfiguration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http(&httpConfiguration)
         server = HTTPServer(configuration: httpConfiguration,
                             respond: { service.respond(to: $0) },
                             errorResponse: { service.errorResponse(status: $0, message: $1) },
-                            log: { _ in })
+                            log: { logLines.append($0) })
         port = try server.start()
         // The checklist's columns: text (string), complete (boolean), priority (number), note (string).
         if storage.schema("todoitem") != nil {

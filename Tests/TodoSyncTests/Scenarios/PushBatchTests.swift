@@ -72,4 +72,28 @@ import TodoTestSupport
         #expect(world.rows().count == 6)
         #expect(a.operations.isEmpty)
     }
+
+    @Test("a stop amid pipelined requests: every request already sent has its answer committed") func stopAmidPipelinedRequests() throws {
+        // Ten ops fit in one batch, and the default bound (64 in flight, over 8 connections)
+        // sends them all before any answer is followed: the 401 stops the push, but the nine
+        // other requests were already in flight, so their answers are awaited and committed (§4.1.3).
+        let world = try SyncWorld()
+        let a = world.replica("A")
+        for i in 0..<10 { a.expect(0, "add", "item \(i)", "--id", "x\(i)") }
+        let log = MarkerLog()
+        Self.watchMarkers(world, a, log) { request, _ in
+            (try? JSONValue.parse(request.body))?["id"]?.stringValue == "x4" ? Scripted.answer(401, ["error": "key revoked"]) : nil
+        }
+        let push = a.expect(4, "push")
+        #expect(log.seen.withLock { $0.count } == 10)
+        #expect(log.seen.withLock { $0.allSatisfy(\.sealed) })
+        #expect(world.rows().compactMap { $0["id"]?.stringValue }.sorted() == (0..<10).filter { $0 != 4 }.map { "x\($0)" })
+        let left = a.operations
+        #expect(left.compactMap { $0["id"]?.stringValue } == ["x4"], "\(push)")
+        #expect(left.first?["attempted"] == false, "a 401 proves the insert did not land: its marker is cleared")
+        for i in [0, 3, 5, 9] { #expect(a.item("x\(i)")?["ms_version"] == world.row("x\(i)")?["version"]) }
+        world.script(nil)
+        a.expect(0, "push")
+        #expect(world.rows().count == 10)
+    }
 }
