@@ -15,7 +15,7 @@ struct PushCommand: Command {
         """
     static let options: [OptionSpec] = [
         .table,
-        OptionSpec("--jobs", .value("N"), "requests in flight at once, pipelined over up to 4 connections (default 64; 1 is strictly sequential)"),
+        OptionSpec("--jobs", .value("N"), "requests in flight at once, pipelined over up to 4 connections (default 256; 1 is strictly sequential)"),
         .json,
     ]
 
@@ -29,8 +29,8 @@ struct PushCommand: Command {
 
     static func jobsOption(_ args: ParsedArguments, command: String) throws(CLIError) -> Int? {
         guard let text = args.value("--jobs") else { return nil }
-        guard let n = Int(text), (1...256).contains(n) else {
-            throw .usage("'--jobs \(text)' must be a number from 1 to 256", command: command)
+        guard let n = Int(text), (1...1024).contains(n) else {
+            throw .usage("'--jobs \(text)' must be a number from 1 to 1024", command: command)
         }
         return n
     }

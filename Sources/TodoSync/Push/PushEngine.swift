@@ -20,7 +20,7 @@ public final class PushEngine {
         /// Connections the requests in flight are spread over; each pipelines its share.
         public var connections: Int
 
-        public init(table: String? = nil, concurrency: Int = Self.defaultConcurrency, batchSize: Int = 200,
+        public init(table: String? = nil, concurrency: Int = Self.defaultConcurrency, batchSize: Int = 400,
                     connections: Int = 4) {
             self.table = table
             self.concurrency = max(1, concurrency)
@@ -28,7 +28,9 @@ public final class PushEngine {
             self.connections = max(1, connections)
         }
 
-        public static let defaultConcurrency = 64
+        /// Enough for a whole batch to be on the wire at once: fewer round trips, and the server
+        /// makes a connection's pipelined writes durable together.
+        public static let defaultConcurrency = 256
     }
 
     let store: Store

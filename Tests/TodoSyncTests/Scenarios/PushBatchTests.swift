@@ -74,7 +74,7 @@ import TodoTestSupport
     }
 
     @Test("a stop amid pipelined requests: every request already sent has its answer committed") func stopAmidPipelinedRequests() throws {
-        // Ten ops fit in one batch, and the default bound (64 in flight, over 8 connections)
+        // Ten ops fit in one batch, and the default bound (256 in flight, over 4 connections)
         // sends them all before any answer is followed: the 401 stops the push, but the nine
         // other requests were already in flight, so their answers are awaited and committed (§4.1.3).
         let world = try SyncWorld()
