@@ -14,7 +14,8 @@
 #            (POSTed by 32 keep-alive clients)
 #   pull     incremental `todo pull` of 10 rows changed by raw PATCHes, on the 10,000 and on the
 #            100,000 table (ROUNDS rounds each, median); `push` of 10 `todo edit`s
-#   server   the server alone: durable POSTs/s from wrk at 8 connections (a floor for any push)
+#   server   the server alone: durable POSTs/s from wrk, one at a time at 8 connections, and pipelined
+#            64 deep on 4 connections as todo push sends (a floor for any push)
 #   memory   max RSS of the push and clone processes, peak memory (VmHWM) of each server
 # Taskwarrior (the peer scripts in ../shared/peers/taskwarrior: setup.sh builds the PKI and starts
 # taskd, common.sh gives twA/twB/fresh_user, teardown.sh stops it), for 10,000 tasks:
@@ -116,8 +117,9 @@ done
 clone10_s=$(median "${c_walls[@]}"); clone10_cpu=$(median "${c_cpus[@]}"); clone10_all="${c_walls[*]}"
 
 # The server alone, for scale: how fast it takes durable inserts from a client that does nothing
-# else (wrk, 8 connections like todo push). 10,000 / that rate bounds any push of 10,000 here.
-log "server alone: POSTs from wrk, 8 connections, 3 s"
+# else (wrk), one request at a time on 8 connections, and as todo push sends them: 4 connections,
+# 64 requests pipelined on each. 10,000 / the pipelined rate bounds any push of 10,000 here.
+log "server alone: POSTs from wrk, 3 s each: 8 connections; 4 connections pipelining 64"
 start_server "$work/srv-wrk"
 cat >"$work/post.lua" <<'LUA'
 wrk.method = "POST"
@@ -125,9 +127,18 @@ wrk.body = '{"text":"bulk task","complete":false}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["ZUMO-API-VERSION"] = "2.0.0"
 LUA
+cat >"$work/pipelined.lua" <<'LUA'
+init = function(args)
+  local one = wrk.format("POST", nil, {["Content-Type"] = "application/json", ["ZUMO-API-VERSION"] = "2.0.0"},
+                         '{"text":"bulk task","complete":false}')
+  batch = string.rep(one, 64)
+end
+request = function() return batch end
+LUA
 wrk_rps=$(wrk -t2 -c8 -d3s -s "$work/post.lua" "http://127.0.0.1:$port/tables/todoitem" | awk '/Requests\/sec/ {printf "%.0f", $2}')
+wrk_pipe_rps=$(wrk -t2 -c4 -d3s -s "$work/pipelined.lua" "http://127.0.0.1:$port/tables/todoitem" | awk '/Requests\/sec/ {printf "%.0f", $2}')
 kill "$pid" 2>/dev/null || true
-echo "   server alone: $wrk_rps durable POSTs/s" >&2
+echo "   server alone: $wrk_rps durable POSTs/s one at a time, $wrk_pipe_rps pipelined" >&2
 
 log "todo: load 100,000 rows (32 keep-alive clients), clone of 100,000"
 start_server "$work/srv100k"; port100=$port; pid100=$pid; url100="http://127.0.0.1:$port100"
@@ -219,8 +230,9 @@ echo
 echo "preparation (not compared): 10,000 pending inserts written in $gen_s s; 100,000 rows POSTed in $load_s s;" \
   "task import of 10,000 in $timport_s s"
 echo "incremental pull rounds, 10,000: $pull10000_all s; 100,000: $pull100000_all s; clone of 10,000 runs: $clone10_all s"
-echo "server alone (wrk, 8 connections): $wrk_rps durable POSTs/s, so 10,000 inserts take at least" \
-  "$(awk -v r="$wrk_rps" 'BEGIN{printf "%.2f", 10000 / r}') s of server time here"
+echo "server alone (wrk): $wrk_rps durable POSTs/s one at a time on 8 connections; $wrk_pipe_rps/s pipelined 64 deep" \
+  "on 4 connections (as todo push sends), so 10,000 inserts take at least" \
+  "$(awk -v r="$wrk_pipe_rps" 'BEGIN{printf "%.2f", 10000 / r}') s of server time here"
 dev=$(awk '$2 == "/" {print $1}' /proc/mounts | head -1); dev=${dev#/dev/}
 if [ -n "$dev" ] && [ -d "/proc/fs/ext4/$dev" ] && ! ls /proc/fs/jbd2 2>/dev/null | grep -q "^$dev"; then
   echo "note: / is ext4 without a journal ($dev): there, creating a file scans every inode of its block group" \
