@@ -95,6 +95,16 @@ extension Store {
         return StoreTransaction(state: try state(), layout: layout)
     }
 
+    /// The transaction that starts where `previous` leaves the store once it is committed, made
+    /// without reading `state.json`: the push stages one batch's outcomes while the commit before
+    /// them may still be rewriting that file. Only for a writer that commits `previous` next.
+    public func transaction(following previous: StoreTransaction) -> StoreTransaction {
+        precondition(isWritable, "transactions need the store lock")
+        var state = previous.state
+        if !previous.isEmpty { state.generation += 1 }
+        return StoreTransaction(state: state, layout: layout)
+    }
+
     /// Commits all staged changes at one point (see `StoreTransaction`). An empty transaction
     /// writes nothing.
     public func commit(_ transaction: StoreTransaction) throws(StoreError) {

@@ -140,6 +140,25 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
         }
     }
 
+    @Test func aFollowingTransactionStartsFromTheStateItsPredecessorCommits() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let store = try makeStore(dir)
+        var first = try store.transaction()
+        first.putItem(Self.item, table: "todoitem")
+        let following = store.transaction(following: first)
+        try store.commit(first)
+        #expect(following.state == (try store.state()), "staged before the commit, it holds the state the commit wrote")
+        // An empty predecessor commits nothing, so the state stays.
+        let empty = try store.transaction()
+        #expect(store.transaction(following: empty).state == (try store.state()))
+        var second = following
+        second.removeItem(table: "todoitem", id: Self.item.id)
+        try store.commit(second)
+        #expect(try store.state().generation == following.state.generation + 1)
+        #expect(try store.item(table: "todoitem", id: Self.item.id) == nil)
+    }
+
     @Test func aReaderCompletesADeadWritersJournal() throws {
         let dir = TempDirectory()
         defer { dir.remove() }

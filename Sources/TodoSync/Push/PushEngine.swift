@@ -58,9 +58,7 @@ public final class PushEngine {
         while !current.isEmpty {
             var next = run.nextBatch(size: options.batchSize, busy: current.items)
             run.stageMarkers(&next, at: clock.nowText(), into: &staged)
-            let outcomes = try send(current, run.contexts(current), committing: staged, options)
-            staged = try store.transaction()
-            try run.stageOutcomes(current, outcomes, at: clock.nowText(), into: &staged)
+            staged = try sendAndStage(current, &run, committing: staged, options)
             if run.report.stop != nil {
                 // `next` has committed markers but sent nothing: clear them (§3.5.4).
                 try run.stageOutcomes(next, next.ops.map { _ in .notSent }, at: clock.nowText(), into: &staged)
@@ -86,14 +84,29 @@ public final class PushEngine {
         return report
     }
 
-    /// Sends `batch` (its markers are committed) while another thread commits `staged`.
-    private func send(_ batch: PushRun.Batch, _ contexts: [OperationSender.Context], committing staged: StoreTransaction,
-                      _ options: Options) throws(StoreError) -> [SendOutcome] {
+    /// Sends `batch` (its markers are committed) while another thread commits `staged`, and
+    /// stages the answers as soon as they are in, while that commit may still be writing. That is
+    /// safe: the commit touches other items (a batch is picked among items the batches on either
+    /// side of it do not hold), and the new transaction takes its state from `staged` rather than
+    /// from `state.json`, which the commit rewrites. Returns the transaction holding the outcomes.
+    private func sendAndStage(_ batch: PushRun.Batch, _ run: inout PushRun, committing staged: StoreTransaction,
+                              _ options: Options) throws(StoreError) -> StoreTransaction {
         let commit = BackgroundCommit(store: store, transaction: staged)
+        let contexts = run.contexts(batch)
         let sender = BatchSender(sender: sender, ops: contexts.count, bound: options.concurrency, connections: options.connections)
-        let outcomes = WorkerPool.alongside({ commit.run() }) { sender.send(contexts) }
+        var following = store.transaction(following: staged)
+        let staging: Result<Void, StoreError> = WorkerPool.alongside({ commit.run() }) {
+            let outcomes = sender.send(contexts)
+            do throws(StoreError) {
+                try run.stageOutcomes(batch, outcomes, at: clock.nowText(), into: &following)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
         if let failure = commit.failure { throw failure }
-        return outcomes
+        try staging.get()
+        return following
     }
 
     static func describe(_ kind: String, _ fields: [String]) -> String {
