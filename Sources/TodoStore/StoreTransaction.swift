@@ -15,6 +15,8 @@ public struct StoreTransaction {
     public internal(set) var state: ReplicaState
     /// Relative path -> new content (nil removes the file). Later stages replace earlier ones.
     private(set) var staged: [String: JSONValue?] = [:]
+    /// Staged files already encoded (`encodeStaged`); a later stage of the same path drops its bytes.
+    private var encodedFiles: [String: [UInt8]?] = [:]
     let layout: StoreLayout
 
     init(state: ReplicaState, layout: StoreLayout) {
@@ -24,8 +26,21 @@ public struct StoreTransaction {
 
     public var isEmpty: Bool { staged.isEmpty }
 
-    public mutating func put(_ relative: String, _ value: JSONValue) { staged[relative] = .some(value) }
-    public mutating func remove(_ relative: String) { staged[relative] = .some(nil) }
+    public mutating func put(_ relative: String, _ value: JSONValue) {
+        staged[relative] = .some(value)
+        encodedFiles[relative] = nil
+    }
+
+    public mutating func remove(_ relative: String) {
+        staged[relative] = .some(nil)
+        encodedFiles[relative] = nil
+    }
+
+    /// Encodes what is staged so far, so that the commit need not: the push does this while the
+    /// commit before is still running, which takes the encoding off the commits' critical path.
+    public mutating func encodeStaged() {
+        for (path, value) in staged where encodedFiles[path] == nil { encodedFiles[path] = .some(value?.canonicalBytes()) }
+    }
 
     // MARK: Typed staging
 
@@ -68,7 +83,7 @@ public struct StoreTransaction {
         var files: [String: [UInt8]?] = [:]
         var journal = Array(#"{"format":1,"generation":"#.utf8) + Array(String(state.generation).utf8) + Array(#","writes":["#.utf8)
         for (index, path) in staged.keys.sorted().enumerated() {
-            let bytes = staged[path]!.map { $0.canonicalBytes() }
+            let bytes = encodedFiles[path] ?? staged[path]!.map { $0.canonicalBytes() }
             files[path] = .some(bytes)
             if index > 0 { journal.append(UInt8(ascii: ",")) }
             journal.append(contentsOf: #"{"content":"#.utf8)

@@ -99,6 +99,7 @@ public final class PushEngine {
             let outcomes = sender.send(contexts)
             do throws(StoreError) {
                 try run.stageOutcomes(batch, outcomes, at: clock.nowText(), into: &following)
+                following.encodeStaged()
                 return .success(())
             } catch {
                 return .failure(error)
