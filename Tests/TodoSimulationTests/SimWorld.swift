@@ -45,7 +45,7 @@ final class SimWorld: @unchecked Sendable {
     func replica(_ name: String) -> CLIHarness {
         let dir = root.appendingPath(name)
         try? LocalFileSystem().createDirectory(dir)
-        let cli = CLIHarness(directory: dir, environment: ["TODO_RETRY_WAIT_SCALE": "0", "TODO_REQUEST_TIMEOUT": "5", "TODO_PUSH_BATCH": "2"])
+        let cli = CLIHarness(directory: dir, environment: ["TODO_RETRY_WAIT_SCALE": "0", "TODO_REQUEST_TIMEOUT": "5", "TODO_PUSH_BATCH": "2", "TODO_PUSH_CONNECTIONS": "1"])
         let result = cli.run(["init", "--remote", url, "--protocol", "mobile-apps"])
         precondition(result.code == 0, "init failed: \(result)")
         return cli

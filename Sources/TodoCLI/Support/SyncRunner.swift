@@ -16,6 +16,9 @@ enum SyncRunner {
         // Ops per batch (one commit each). Tests make it small so that a few ops already cross
         // batches and the commit of one batch overlaps the requests of the next.
         if let size = ctx.environment["TODO_PUSH_BATCH"].flatMap(Int.init), size > 0 { options.batchSize = size }
+        // Connections a batch is dealt over. Tests set 1 or 2, so that even their small batches
+        // are pipelined and a fault or a kill can land in the middle of a pipeline.
+        if let count = ctx.environment["TODO_PUSH_CONNECTIONS"].flatMap(Int.init), count > 0 { options.connections = count }
         var report: PushReport
         do { report = try engine.run(options) } catch { throw .store(error) }
         ctx.console.endProgress()

@@ -28,7 +28,7 @@ import TodoTestSupport
             #expect(server.sh(adds, in: replica).code == 0)
             let delay = Double(round) / Double(rounds - 1) * 1.2 * onePush
             // Batches of 7: the kill can also land while a batch's commit overlaps the next batch's requests.
-            let kill = server.sh("TODO_PUSH_BATCH=7 '\(todo)' push > /dev/null 2>&1 & p=$!; sleep \(delay); kill -9 $p 2>/dev/null; wait $p; echo $?", in: replica)
+            let kill = server.sh("TODO_PUSH_BATCH=7 TODO_PUSH_CONNECTIONS=2 '\(todo)' push > /dev/null 2>&1 & p=$!; sleep \(delay); kill -9 $p 2>/dev/null; wait $p; echo $?", in: replica)
             if kill.out != "0\n" { killedMidway += 1 }
             #expect(server.todo("doctor", in: replica).code == 0, "doctor after the kill of round \(round)")
             var again = server.todo("push", in: replica)

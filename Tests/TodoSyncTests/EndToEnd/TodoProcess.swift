@@ -32,9 +32,9 @@ enum TodoProcess {
     /// Starts `todo args` on the replica whose `.todo` is `store`, stdout and stderr to `output`.
     /// No retry waits (the server is local), a long request timeout for a loaded machine, and
     /// push batches of 3, so that kills also land while one batch's commit overlaps the next
-    /// batch's requests.
+    /// batch's requests, dealt over 2 connections, so that one of them carries a pipeline.
     static func start(_ args: [String], store: String, output: String) -> pid_t {
-        let own = ["TODO_DIR", "TODO_RETRY_WAIT_SCALE", "TODO_REQUEST_TIMEOUT", "TODO_PUSH_BATCH"]
+        let own = ["TODO_DIR", "TODO_RETRY_WAIT_SCALE", "TODO_REQUEST_TIMEOUT", "TODO_PUSH_BATCH", "TODO_PUSH_CONNECTIONS"]
         var env: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -42,7 +42,7 @@ enum TodoProcess {
             if !own.contains(where: { text.hasPrefix($0 + "=") }) { env.append(text) }
             p += 1
         }
-        env += ["TODO_DIR=\(store)", "TODO_RETRY_WAIT_SCALE=0", "TODO_REQUEST_TIMEOUT=30", "TODO_PUSH_BATCH=3"]
+        env += ["TODO_DIR=\(store)", "TODO_RETRY_WAIT_SCALE=0", "TODO_REQUEST_TIMEOUT=30", "TODO_PUSH_BATCH=3", "TODO_PUSH_CONNECTIONS=2"]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)

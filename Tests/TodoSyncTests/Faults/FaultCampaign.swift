@@ -48,7 +48,10 @@ final class FaultCampaign {
         replicas = (0..<count).map { index in
             let dir = root.appendingPath("r\(index)")
             try? LocalFileSystem().createDirectory(dir)
-            let cli = CLIHarness(directory: dir, environment: ["TODO_RETRY_WAIT_SCALE": "0", "TODO_REQUEST_TIMEOUT": Self.timeout, "TODO_PUSH_BATCH": "3"])
+            // Every other replica pipelines its batches of 3 on one connection, so faults also cut
+            // pipelines; the others deal them over separate connections.
+            let cli = CLIHarness(directory: dir, environment: ["TODO_RETRY_WAIT_SCALE": "0", "TODO_REQUEST_TIMEOUT": Self.timeout, "TODO_PUSH_BATCH": "3",
+                                                               "TODO_PUSH_CONNECTIONS": index % 2 == 0 ? "1" : "4"])
             cli.expect(0, "init", "--remote", url)
             // Small pages, so a pull takes several requests and a fault can hit it mid-way.
             cli.expect(0, "remote", "set", "--page-size", "3")
