@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TodoTestSupport
 @testable import TodoBasics
@@ -71,6 +74,25 @@ import TodoTestSupport
             let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }
             try fs.writeFile(path, bytes, sync: size % 2 == 0)
             #expect(try fs.readFile(path) == bytes, "after writing \(size) bytes")
+        }
+    }
+
+    @Test(arguments: [0, 1, 16_383, 16_384, 16_385, 40_000, 1_000_000])
+    func readFileReturnsExactlyTheBytesWhateverTheSize(size: Int) throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let fs = LocalFileSystem()
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        try fs.writeFile(dir.sub("f"), bytes, sync: false)
+        #expect(try fs.readFile(dir.sub("f")) == bytes)
+    }
+
+    @Test func readingAFolderIsAnErrorNamingIt() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        #expect(throws: FileSystemError.self) { try LocalFileSystem().readFile(dir.path) }
+        do { _ = try LocalFileSystem().readFile(dir.path) } catch {
+            #expect(error.description == "cannot read '\(dir.path)': \(errnoText(EISDIR))")
         }
     }
 
