@@ -16,6 +16,8 @@ public protocol HTTPTransport: Sendable {
     /// not rely on the server seeing them in that order relative to other connections, nor on a
     /// failed request's successors having been refused: each result stands alone.
     func sendPipelined(_ requests: [HTTPRequest]) -> [Result<HTTPResponse, TransportFailure>]
+    /// Whether `sendPipelined` really pipelines; if not, a push opens more connections instead.
+    var pipelines: Bool { get }
     /// Closes pooled connections (and helper processes). Later sends open new ones.
     func close()
 }
@@ -25,6 +27,8 @@ extension HTTPTransport {
     public func sendPipelined(_ requests: [HTTPRequest]) -> [Result<HTTPResponse, TransportFailure>] {
         requests.map { send($0) }
     }
+
+    public var pipelines: Bool { false }
 }
 
 /// Why a request got no response. `mayHaveReachedServer` tells the push whether the write

@@ -95,6 +95,8 @@ public final class SocketTransport: HTTPTransport {
         return results.map { $0! }
     }
 
+    public var pipelines: Bool { true }
+
     public func close() {
         for fd in pool.drain() { closeDescriptor(fd) }
     }

@@ -43,6 +43,15 @@ struct HelperTransportTests {
         #expect(server.accepted == 1, "the helper stays, and so does its keep-alive connection")
     }
 
+    @Test func sendPipelinedSendsOneAfterTheOtherAndSaysSo() {
+        let server = ScriptedServer { connection, _ in connection.echoUntilClosed() }
+        defer { server.stop() }
+        let transport = transport(port: server.port)
+        defer { transport.close() }
+        #expect(!transport.pipelines, "a push opens more connections instead")
+        #expect(transport.sendPipelined([Requests.get("/a"), Requests.get("/b")]).map { $0.response?.text } == ["GET /a", "GET /b"])
+    }
+
     @Test func eightThreadsEachGetAHelper() throws {
         let server = try LiveTableServer()
         let transport = transport(port: server.port)

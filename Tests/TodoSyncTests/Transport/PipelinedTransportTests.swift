@@ -43,6 +43,7 @@ struct PipelinedTransportTests {
         #expect(transport.sendPipelined(Self.gets(2)).map { $0.response?.text } == ["GET /r0", "GET /r1"])
         #expect(transport.send(Requests.get("/x")).response?.text == "GET /x")
         #expect(server.accepted == 1)
+        #expect(transport.pipelines)
     }
 
     @Test func fiftyInsertsOnOneConnectionAllLandOnTheTableServer() throws {
