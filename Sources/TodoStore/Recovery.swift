@@ -49,8 +49,8 @@ enum Recovery {
     /// Writes every staged file, makes them durable, then drops the journal.
     ///
     /// Small commits (a local command) fsync each file and each touched folder. Large ones (a
-    /// pull page, a push batch) write each file in place on 8 or 16 threads (`threads(removing:)`), without temp file or
-    /// fsync, then call syncfs once. That is safe because the journal stays until syncfs returns:
+    /// pull page, a push batch) write each file in place on 8 or 16 threads (`threads(removing:)`),
+    /// without temp file or fsync, then call syncfs once. That is safe because the journal stays until syncfs returns:
     /// a crash before it replays the whole commit with atomic writes, and lock-free readers retry
     /// while a journal exists (`consistentRead`), so a half-written file is never taken.
     static func apply(_ staged: [String: [UInt8]?], in store: Store) throws(StoreError) {

@@ -16,6 +16,9 @@ struct BatchSender {
 
     init(sender: OperationSender, ops: Int, bound: Int, connections: Int) {
         self.sender = sender
+        // A transport that sends one request at a time per connection (the https helper) gets
+        // 8 connections instead, as many as requests were in flight before pipelining.
+        let connections = sender.client.transport.pipelines ? connections : max(connections, 8)
         lanes = max(1, min(connections, bound, ops))
         depth = max(1, bound / lanes)
     }

@@ -93,10 +93,7 @@ public final class PushEngine {
                               _ options: Options) throws(StoreError) -> StoreTransaction {
         let commit = BackgroundCommit(store: store, transaction: staged)
         let contexts = run.contexts(batch)
-        // A transport that sends one request at a time per connection (the https helper) gets
-        // 8 connections instead, as many as requests were in flight before pipelining.
-        let connections = sender.client.transport.pipelines ? options.connections : max(options.connections, 8)
-        let sender = BatchSender(sender: sender, ops: contexts.count, bound: options.concurrency, connections: connections)
+        let sender = BatchSender(sender: sender, ops: contexts.count, bound: options.concurrency, connections: options.connections)
         var following = store.transaction(following: staged)
         let staging: Result<Void, StoreError> = WorkerPool.alongside({ commit.run() }) {
             let outcomes = sender.send(contexts)
