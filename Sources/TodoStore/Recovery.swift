@@ -49,41 +49,19 @@ enum Recovery {
     /// Writes every staged file, makes them durable, then drops the journal.
     ///
     /// Small commits (a local command) fsync each file and each touched folder. Large ones (a
-    /// pull page, a push batch) write each file in place on 8 or 16 threads (`threads(removing:)`),
-    /// without temp file or fsync, then call syncfs once. That is safe because the journal stays until syncfs returns:
-    /// a crash before it replays the whole commit with atomic writes, and lock-free readers retry
-    /// while a journal exists (`consistentRead`), so a half-written file is never taken.
+    /// pull page, a push batch) write each file in place (`writeInPlace`), then call syncfs once.
+    /// That is safe because the journal stays until syncfs returns: a crash before it replays the
+    /// whole commit with atomic writes, and lock-free readers never take a file the journal holds
+    /// (`consistentRead`), so a half-written file is never read.
     static func apply(_ staged: [String: [UInt8]?], in store: Store) throws(StoreError) {
         let fs = store.fs
-        let bulk = staged.count > bulkThreshold
-        var directories = Set<String>()
-        let paths = staged.keys.sorted()
         do throws(FileSystemError) {
-            for path in paths {
-                let dir = store.layout.absolute(path).parentPath
-                if directories.contains(dir) { continue }
-                if !fs.isDirectory(dir) {
-                    // New folders (a table's first item) must be made durable in their parents too.
-                    try fs.createDirectory(dir)
-                    directories.formUnion([dir.parentPath, dir.parentPath.parentPath])
-                }
-                directories.insert(dir)
-            }
-            if bulk {
-                let jobs = paths.map { path in (store.layout.absolute(path), staged[path]!) }
-                let threads = Self.threads(removing: staged.values.contains { $0 == nil })
-                let failures = WorkerPool.map(dealt(jobs, count: threads), width: threads) { chunk -> FileSystemError? in
-                    do throws(FileSystemError) {
-                        for (absolute, content) in chunk { try write(content, absolute, fs, sync: false) }
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                if let failure = failures.compactMap({ $0 }).first { throw failure }
+            if staged.count > bulkThreshold {
+                try writeInPlace(staged, in: store)
                 try fs.syncFileSystem(store.layout.root)
             } else {
-                for path in paths { try write(staged[path]!, store.layout.absolute(path), fs, sync: true) }
+                let directories = try createDirectories(for: staged.keys, in: store)
+                for path in staged.keys.sorted() { try write(staged[path]!, store.layout.absolute(path), fs, sync: true) }
                 for dir in directories.sorted() where dir.hasPrefix(store.layout.root) && fs.isDirectory(dir) {
                     try fs.syncDirectory(dir)
                 }
@@ -92,6 +70,42 @@ enum Recovery {
         } catch {
             throw .io(error)
         }
+    }
+
+    /// Writes each file in place on 8 or 16 threads (`threads(removing:)`), with no temp file and
+    /// no fsync: only for files a journal on disk holds until a later syncfs has returned.
+    static func writeInPlace(_ staged: [String: [UInt8]?], in store: Store) throws(FileSystemError) {
+        let fs = store.fs
+        _ = try createDirectories(for: staged.keys, in: store)
+        let jobs = staged.keys.sorted().map { path in (store.layout.absolute(path), staged[path]!) }
+        let threads = Self.threads(removing: staged.values.contains { $0 == nil })
+        let failures = WorkerPool.map(dealt(jobs, count: threads), width: threads) { chunk -> FileSystemError? in
+            do throws(FileSystemError) {
+                for (absolute, content) in chunk { try write(content, absolute, fs, sync: false) }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure = failures.compactMap({ $0 }).first { throw failure }
+    }
+
+    /// Creates the folders the files go into; returns every folder whose entries change (new
+    /// folders also change their parents), for the fsyncs of a small commit.
+    private static func createDirectories(for paths: Dictionary<String, [UInt8]?>.Keys, in store: Store) throws(FileSystemError) -> Set<String> {
+        let fs = store.fs
+        var directories = Set<String>()
+        for path in paths {
+            let dir = store.layout.absolute(path).parentPath
+            if directories.contains(dir) { continue }
+            if !fs.isDirectory(dir) {
+                // New folders (a table's first item) must be made durable in their parents too.
+                try fs.createDirectory(dir)
+                directories.formUnion([dir.parentPath, dir.parentPath.parentPath])
+            }
+            directories.insert(dir)
+        }
+        return directories
     }
 
     private static func write(_ content: [UInt8]?, _ absolute: String, _ fs: any FileSystem, sync: Bool) throws(FileSystemError) {

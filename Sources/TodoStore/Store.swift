@@ -38,13 +38,15 @@ public final class Store {
     }
 
     /// Opens a store. Writers take the lock (failing at once when it is held) and recover.
-    public static func open(at root: String, fs: any FileSystem, writable: Bool, command: String) throws(StoreError) -> Store {
+    /// Writers wait up to `waitMilliseconds` for the lock.
+    public static func open(at root: String, fs: any FileSystem, writable: Bool, command: String,
+                            waitMilliseconds: Int = 1000) throws(StoreError) -> Store {
         let layout = StoreLayout(root: root)
         try checkFormat(layout, fs)
         guard writable else { return Store(layout: layout, fs: fs, lock: nil) }
         let lock: StoreLock
         do {
-            lock = try StoreLock.acquire(at: layout.absolute(StoreLayout.lockFile), command: command)
+            lock = try StoreLock.acquire(at: layout.absolute(StoreLayout.lockFile), command: command, waitMilliseconds: waitMilliseconds)
         } catch let held as StoreLock.Held {
             throw .locked(path: held.path, pid: held.pid, command: held.command)
         } catch let e as FileSystemError {

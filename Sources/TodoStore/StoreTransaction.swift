@@ -78,13 +78,16 @@ public struct StoreTransaction {
 
     /// Every staged file encoded once, and the journal that holds them all with the new generation.
     /// Each file's bytes go into the journal as they will be written (pretty JSON is valid inside
-    /// compact JSON), so a big commit encodes each file once instead of twice.
-    func encoded() -> EncodedCommit {
+    /// compact JSON), so a big commit encodes each file once instead of twice. `carried` files
+    /// (written by earlier commits that may not be durable yet, `CommitSeries`) go into the
+    /// journal too, unless this commit stages the same path.
+    func encoded(carrying carried: [String: [UInt8]?] = [:]) -> EncodedCommit {
         var files: [String: [UInt8]?] = [:]
+        for path in staged.keys { files[path] = .some(encodedFiles[path] ?? staged[path]!.map { $0.canonicalBytes() }) }
         var journal = Array(#"{"format":1,"generation":"#.utf8) + Array(String(state.generation).utf8) + Array(#","writes":["#.utf8)
-        for (index, path) in staged.keys.sorted().enumerated() {
-            let bytes = encodedFiles[path] ?? staged[path]!.map { $0.canonicalBytes() }
-            files[path] = .some(bytes)
+        let paths = carried.isEmpty ? Array(files.keys) : Array(Set(files.keys).union(carried.keys))
+        for (index, path) in paths.sorted().enumerated() {
+            let bytes = files[path] ?? carried[path]!
             if index > 0 { journal.append(UInt8(ascii: ",")) }
             journal.append(contentsOf: #"{"content":"#.utf8)
             journal.append(contentsOf: bytes ?? Array("null".utf8))
@@ -124,18 +127,26 @@ extension Store {
     /// writes nothing.
     public func commit(_ transaction: StoreTransaction) throws(StoreError) {
         guard !transaction.isEmpty else { return }
+        let encoded = Self.stamped(transaction).encoded()
+        try writeJournal(encoded.journal)
+        try Recovery.apply(encoded.files, in: self)
+    }
+
+    /// The transaction with its new generation staged in `state.json`.
+    static func stamped(_ transaction: StoreTransaction) -> StoreTransaction {
         var tx = transaction
-        var state = tx.state
-        state.generation += 1
-        tx.state = state
-        tx.put(StoreLayout.stateFile, state.json)
-        let encoded = tx.encoded()
+        tx.state.generation += 1
+        tx.put(StoreLayout.stateFile, tx.state.json)
+        return tx
+    }
+
+    /// Writes the journal atomically: the commit point.
+    func writeJournal(_ bytes: [UInt8]) throws(StoreError) {
         do {
-            try AtomicFile.write(encoded.journal, to: layout.absolute(StoreLayout.journalFile), in: fs)
+            try AtomicFile.write(bytes, to: layout.absolute(StoreLayout.journalFile), in: fs)
             try fs.syncDirectory(layout.root)
         } catch {
             throw .io(error)
         }
-        try Recovery.apply(encoded.files, in: self)
     }
 }

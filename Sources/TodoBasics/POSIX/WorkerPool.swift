@@ -47,7 +47,26 @@ public enum WorkerPool {
         return result
     }
 
-    private final class Job: @unchecked Sendable {
+    /// Starts `body` on its own thread and returns at once; `BackgroundTask.join` waits for it.
+    /// The store makes a commit durable this way while the next commit is being written.
+    public static func start<R: Sendable>(_ body: @escaping @Sendable () -> R) -> BackgroundTask<R> {
+        let task = BackgroundTask<R>()
+        let job = Job { task.finish(body()) }
+        let box = Unmanaged.passRetained(job as AnyObject).toOpaque()
+        let started = pthread_create(&task.thread, nil, { raw in
+            guard let raw else { return nil }
+            (Unmanaged<AnyObject>.fromOpaque(raw).takeRetainedValue() as? Job)?.work()
+            return nil
+        }, box)
+        if started != 0 {
+            Unmanaged<AnyObject>.fromOpaque(box).release()
+            task.finish(body())
+            task.joined = true
+        }
+        return task
+    }
+
+    fileprivate final class Job: @unchecked Sendable {
         let work: @Sendable () -> Void
         init(_ work: @escaping @Sendable () -> Void) { self.work = work }
     }
@@ -78,3 +97,35 @@ public enum WorkerPool {
 }
 
 private protocol Drainable: AnyObject { func drain() }
+
+/// Work running on a thread of its own (`WorkerPool.start`). Join it once; a task dropped
+/// without a join is joined by `deinit`, so no thread outlives its owner.
+public final class BackgroundTask<R: Sendable>: @unchecked Sendable {
+    fileprivate var thread = pthread_t()
+    fileprivate var joined = false
+    private let result = Mutex<R?>(nil)
+    private let done = Atomic<Bool>(false)
+
+    fileprivate init() {}
+
+    fileprivate func finish(_ value: R) {
+        result.withLock { $0 = value }
+        done.store(true, ordering: .releasing)
+    }
+
+    /// True once the work has returned (joining will not wait).
+    public var isFinished: Bool { done.load(ordering: .acquiring) }
+
+    /// Waits for the work and returns its result.
+    public func join() -> R {
+        if !joined {
+            pthread_join(thread, nil)
+            joined = true
+        }
+        return result.withLock { $0! }
+    }
+
+    deinit {
+        if !joined { pthread_join(thread, nil) }
+    }
+}

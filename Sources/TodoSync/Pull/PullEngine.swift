@@ -26,6 +26,8 @@ public final class PullEngine {
     let pageSize: Int
     let progress: (@Sendable (SyncProgress) -> Void)?
     var index: LocalIndex
+    /// Page commits: each page's syncfs overlaps the request for the next page.
+    let series: CommitSeries
     var warnedNames = Set<String>()
     /// `<table>/<id key>` → the spelling pulled last in this run: two server rows whose ids differ
     /// only in case become one item (sync.md §10.2), and the user is told.
@@ -41,6 +43,7 @@ public final class PullEngine {
         self.pageSize = pageSize
         self.progress = progress
         self.index = try LocalIndex(store: store)
+        self.series = CommitSeries(store: store)
     }
 
     public func run(_ options: Options) throws(StoreError) -> PullReport {
@@ -57,6 +60,7 @@ public final class PullEngine {
                 break
             }
         }
+        try series.finish()
         report.openConflicts = try store.conflictNames().count
         return report
     }
@@ -164,7 +168,7 @@ public final class PullEngine {
                     if job.resetToken && result.received == 0 { q.token = nil }
                     tableConfig.queries[job.queryID!] = q
                     tx.putTableConfig(tableConfig)
-                    try store.commit(tx)
+                    try series.commit(tx)
                     result.token = q.token
                 }
                 return nil
@@ -209,7 +213,7 @@ public final class PullEngine {
                 result.token = q.token
             }
             tx.putTableConfig(tableConfig)
-            try store.commit(tx)
+            try series.commit(tx)
             index.commit()
             progress?(SyncProgress(phase: "pull \(job.table)", done: result.received, total: nil,
                                    elapsed: Double(clock.nowMilliseconds() - started) / 1000))

@@ -49,16 +49,17 @@ public final class PushEngine {
     public func run(_ options: Options) throws(StoreError) -> PushReport {
         let started = clock.nowMilliseconds()
         var run = try PushRun(store: store, table: options.table)
+        let series = CommitSeries(store: store)
         var current = run.nextBatch(size: options.batchSize, busy: [])
         var staged = try store.transaction()
         run.stageMarkers(&current, at: clock.nowText(), into: &staged)
-        try store.commit(staged)
-        staged = try store.transaction()
+        try series.commit(staged)
+        staged = store.transaction(following: staged)
 
         while !current.isEmpty {
             var next = run.nextBatch(size: options.batchSize, busy: current.items)
             run.stageMarkers(&next, at: clock.nowText(), into: &staged)
-            staged = try sendAndStage(current, &run, committing: staged, options)
+            staged = try sendAndStage(current, &run, committing: staged, in: series, options)
             if run.report.stop != nil {
                 // `next` has committed markers but sent nothing: clear them (§3.5.4).
                 try run.stageOutcomes(next, next.ops.map { _ in .notSent }, at: clock.nowText(), into: &staged)
@@ -69,15 +70,16 @@ public final class PushEngine {
                 next = run.nextBatch(size: options.batchSize, busy: [])
                 run.stageMarkers(&next, at: clock.nowText(), into: &staged)
                 if !next.isEmpty {
-                    try store.commit(staged)
-                    staged = try store.transaction()
+                    try series.commit(staged)
+                    staged = store.transaction(following: staged)
                 }
             }
             current = next
             progress?(SyncProgress(phase: "push", done: run.done, total: run.total,
                                    elapsed: Double(clock.nowMilliseconds() - started) / 1000))
         }
-        try store.commit(staged)
+        try series.commit(staged)
+        try series.finish()
         var report = run.report
         report.remaining = try store.operationNames().count
         report.openConflicts = try store.conflictNames().count
@@ -90,8 +92,8 @@ public final class PushEngine {
     /// side of it do not hold), and the new transaction takes its state from `staged` rather than
     /// from `state.json`, which the commit rewrites. Returns the transaction holding the outcomes.
     private func sendAndStage(_ batch: PushRun.Batch, _ run: inout PushRun, committing staged: StoreTransaction,
-                              _ options: Options) throws(StoreError) -> StoreTransaction {
-        let commit = BackgroundCommit(store: store, transaction: staged)
+                              in series: CommitSeries, _ options: Options) throws(StoreError) -> StoreTransaction {
+        let commit = BackgroundCommit(series: series, transaction: staged)
         let contexts = run.contexts(batch)
         let sender = BatchSender(sender: sender, ops: contexts.count, bound: options.concurrency, connections: options.connections)
         var following = store.transaction(following: staged)
@@ -118,17 +120,17 @@ public final class PushEngine {
 
 /// A commit run on another thread; the engine reads `failure` only after joining it.
 private final class BackgroundCommit: @unchecked Sendable {
-    let store: Store
+    let series: CommitSeries
     let transaction: StoreTransaction
     var failure: StoreError?
 
-    init(store: Store, transaction: StoreTransaction) {
-        self.store = store
+    init(series: CommitSeries, transaction: StoreTransaction) {
+        self.series = series
         self.transaction = transaction
     }
 
     func run() {
-        do { try store.commit(transaction) } catch { failure = error }
+        do { try series.commit(transaction) } catch { failure = error }
     }
 }
 
