@@ -50,11 +50,11 @@ public enum ServerMain {
             printErr("error: cannot open the data directory '\(options.dataDirectory)': \(error)\nhint: check the path and its permissions; if a file is named above, restore it from a backup")
             return 1
         }
-        let quiet = options.quiet
+        let log: (@Sendable (String) -> Void)? = options.quiet ? nil : { @Sendable line in printErr(line) }
         let server = HTTPServer(configuration: options.http,
                                 respond: { service.respond(to: $0) },
                                 errorResponse: { service.errorResponse(status: $0, message: $1) },
-                                log: { line in if !quiet { printErr(line) } })
+                                log: log)
         let port: Int
         do { port = try server.start() } catch {
             printErr("error: cannot listen on \(options.http.host):\(options.http.port): \(error)\nhint: choose another --port, or 0 for a free one")

@@ -71,6 +71,12 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
 
     // MARK: Changes
 
+    /// Room for `minimumCapacity` fields without regrowing (a request or response adds them one
+    /// by one, which otherwise regrows the list a few times per message).
+    public mutating func reserveCapacity(_ minimumCapacity: Int) {
+        fields.reserveCapacity(minimumCapacity)
+    }
+
     /// Appends a field, even when one of that name exists.
     public mutating func add(name: String, value: String) {
         fields.append(HTTPHeader(name: name, value: value))

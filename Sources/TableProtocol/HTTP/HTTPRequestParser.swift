@@ -180,6 +180,7 @@ public struct HTTPRequestParser: Sendable {
         method = ""
         target = ""
         headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count)  // pipelined requests tend to carry the same fields
         facts = HTTPFramingFacts()
         headerBytes = 0
         lineNumber = 1

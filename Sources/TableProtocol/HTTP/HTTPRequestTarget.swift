@@ -37,6 +37,32 @@ public struct HTTPRequestTarget: Sendable, Equatable {
     public var queryItems: [HTTPQueryItem]
 
     public init(parsing target: String) throws(HTTPTargetError) {
+        if Self.isASCIIOriginForm(target) {
+            try self.init(asciiOriginForm: target)
+        } else {
+            try self.init(anyForm: target)
+        }
+    }
+
+    /// The form every request a server gets takes (`/path?query`, all ASCII), split by bytes
+    /// instead of Characters, which cost a tenth of a small request. The same result as
+    /// `init(anyForm:)`: in ASCII text `/` and `?` are always whole Characters.
+    init(asciiOriginForm target: String) throws(HTTPTargetError) {
+        authority = nil
+        let utf8 = target.utf8
+        if let question = utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(target[..<question])
+            rawQuery = String(target[utf8.index(after: question)...])
+        } else {
+            path = target
+            rawQuery = nil
+        }
+        segments = try Self.asciiSegments(of: path)
+        queryItems = try rawQuery.map(Self.queryItems(of:)) ?? []
+    }
+
+    /// Any target: origin, absolute or asterisk form, any text.
+    init(anyForm target: String) throws(HTTPTargetError) {
         var rest = Substring(target)
         authority = nil
         if target == "*" {
@@ -85,6 +111,43 @@ public struct HTTPRequestTarget: Sendable, Equatable {
             if HTTPSyntax.equalsIgnoringCase(prefix, scheme) { return target.dropFirst(scheme.count) }
         }
         return nil
+    }
+
+    /// Starts with `/` and is all ASCII (what a request line can carry).
+    static func isASCIIOriginForm(_ target: String) -> Bool {
+        var target = target
+        return target.withUTF8 { bytes in
+            bytes.first == UInt8(ascii: "/") && bytes.allSatisfy { $0 < 0x80 }
+        }
+    }
+
+    /// `segments(of:)` for an ASCII path, splitting its bytes.
+    private static func asciiSegments(of path: String) throws(HTTPTargetError) -> [String] {
+        var path = path
+        return try path.withUTF8 { bytes -> Result<[String], HTTPTargetError> in
+            let slash = UInt8(ascii: "/")
+            var end = bytes.count
+            if end > 1 && bytes[end - 1] == slash { end -= 1 }
+            if end <= 1 { return .success([]) }
+            var decoded: [String] = []
+            var start = 1
+            while true {
+                var stop = start
+                while stop < end && bytes[stop] != slash { stop += 1 }
+                let segment = UnsafeBufferPointer(rebasing: bytes[start..<stop])
+                if segment.contains(UInt8(ascii: "%")) {
+                    do {
+                        decoded.append(try PercentEncoding.decode(String(decoding: segment, as: UTF8.self), plusAsSpace: false))
+                    } catch {
+                        return .failure(HTTPTargetError(message: "\(error) in path segment \(decoded.count + 1)"))
+                    }
+                } else {
+                    decoded.append(String(decoding: segment, as: UTF8.self))
+                }
+                if stop == end { return .success(decoded) }
+                start = stop + 1
+            }
+        }.get()
     }
 
     private static func segments(of path: Substring) throws(HTTPTargetError) -> [String] {

@@ -79,11 +79,15 @@ public enum HTTPSerializer {
 
     private static func appendValue(_ value: String, to bytes: inout [UInt8]) {
         let isUnsafe = { (byte: UInt8) in byte == HTTPSyntax.cr || byte == HTTPSyntax.lf || byte == 0 }
-        guard value.utf8.contains(where: isUnsafe) else {
-            bytes.append(contentsOf: value.utf8)
-            return
+        // On the contiguous bytes: walking `String.UTF8View` cost more than the rest of a response.
+        var value = value
+        value.withUTF8 { utf8 in
+            guard utf8.contains(where: isUnsafe) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for byte in utf8 { bytes.append(isUnsafe(byte) ? HTTPSyntax.space : byte) }
         }
-        for byte in value.utf8 { bytes.append(isUnsafe(byte) ? HTTPSyntax.space : byte) }
     }
 
     @inline(__always)

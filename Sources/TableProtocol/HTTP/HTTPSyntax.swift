@@ -55,6 +55,8 @@ enum HTTPSyntax {
 
     /// ASCII case-insensitive equality, without allocating.
     static func equalsIgnoringCase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+        // Most header lookups compare names of different lengths: no need to walk them.
+        guard a.utf8.count == b.utf8.count else { return false }
         var left = a.utf8.makeIterator()
         var right = b.utf8.makeIterator()
         while true {

@@ -17,7 +17,8 @@ public enum PercentEncoding {
     /// Every UTF-8 byte outside `A–Z a–z 0–9 - . _ ~` becomes `%XX` (uppercase hex). Safe for a path
     /// segment, a query name or value, and a `Link` header (which must not contain a bare `;`).
     public static func encode(_ string: String) -> String {
-        guard !string.utf8.allSatisfy(isUnreserved) else { return string }
+        var contiguous = string  // scanned as a buffer: walking `String.UTF8View` is slow
+        guard !contiguous.withUTF8({ $0.allSatisfy(isUnreserved) }) else { return string }
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(string.utf8.count * 3)

@@ -198,10 +198,12 @@ struct HTTPConnectionHandler: ~Copyable {
                            into: &bytes)
             output.replaceSubrange(answer.bytes, with: bytes)
         }
-        for answer in queued {
-            let status = answer.durabilityAnswer.flatMap { replacements[$0]?.status } ?? answer.status
-            application.log(HTTPRequestLog.line(
-                method: answer.method, target: answer.target, status: status, elapsed: answer.start.duration(to: .now)))
+        if let log = application.log {
+            for answer in queued {
+                let status = answer.durabilityAnswer.flatMap { replacements[$0]?.status } ?? answer.status
+                log(HTTPRequestLog.line(
+                    method: answer.method, target: answer.target, status: status, elapsed: answer.start.duration(to: .now)))
+            }
         }
         queued.removeAll(keepingCapacity: true)
         guard !output.isEmpty else { return true }

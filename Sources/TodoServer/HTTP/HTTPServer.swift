@@ -39,12 +39,13 @@ public final class HTTPServer: Sendable {
     /// `respond` is the whole application: a pure function, called concurrently from many threads.
     /// `errorResponse` builds the answer for errors found before the application runs (malformed
     /// HTTP, limits, timeouts, too many connections), so the app can use its own JSON error shape.
-    /// `log` gets one line per request: method, path, status, time in ms (`GET /tables/x 200 0.4ms`).
+    /// `log` gets one line per request: method, path, status, time in ms (`GET /tables/x 200 0.4ms`);
+    /// nil when nobody reads them (building them cost a few percent of a small request).
     public init(
         configuration: HTTPServerConfiguration,
         respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
         errorResponse: @escaping @Sendable (_ status: Int, _ message: String) -> HTTPResponse,
-        log: @escaping @Sendable (String) -> Void
+        log: (@Sendable (String) -> Void)?
     ) {
         self.configuration = configuration
         self.application = HTTPApplication(respond: respond, errorResponse: errorResponse, log: log)
@@ -150,6 +151,6 @@ public final class HTTPServer: Sendable {
         var response = application.errorResponse(status, message)
         response.headers.set(name: "Connection", value: "close")
         socket.writeWithoutWaiting(HTTPSerializer.serialize(response))
-        application.log(HTTPRequestLog.line(method: nil, target: nil, status: status, elapsed: .zero))
+        application.log?(HTTPRequestLog.line(method: nil, target: nil, status: status, elapsed: .zero))
     }
 }

@@ -37,5 +37,6 @@ public struct HTTPServerConfiguration: Sendable {
 struct HTTPApplication: Sendable {
     let respond: @Sendable (HTTPRequest) -> HTTPResponse
     let errorResponse: @Sendable (_ status: Int, _ message: String) -> HTTPResponse
-    let log: @Sendable (String) -> Void
+    /// Nil: no log lines, and none are built.
+    let log: (@Sendable (String) -> Void)?
 }

@@ -24,9 +24,10 @@ extension TableService {
             return .stored(row)
         }
         guard case .stored(let row) = outcome else { return try answer(outcome, c) }
-        var response = itemResponse(201, row, c, renderer: c.renderer)
-        let name = storage.schema(c.schema.name)?.name ?? c.schema.name
-        response.headers.set(name: "Location", value: "\(c.baseURL)/tables/\(name)/\(PercentEncoding.encode(row.id))")
+        // One schema read serves both the body and the Location (the name never changes).
+        let schema = storage.schema(c.schema.name) ?? c.schema
+        var response = itemResponse(201, row, c, renderer: c.renderer, schema: schema)
+        response.headers.set(name: "Location", value: "\(c.baseURL)/tables/\(schema.name)/\(PercentEncoding.encode(row.id))")
         return response
     }
 
@@ -149,12 +150,15 @@ extension TableService {
     }
 
     /// One item with its ETag: always in G2 and for 409/412; in G1 when the body shows `__version`.
-    func itemResponse(_ status: Int, _ row: StoredRow, _ c: RequestContext, renderer: RowRenderer) -> HTTPResponse {
-        let schema = storage.schema(c.schema.name) ?? c.schema
-        let body = renderer.render(row, schema: schema)
-        var response = json(status, body)
-        if c.generation == .mobileApps || status == 409 || status == 412 || body["__version"] != nil {
-            response.headers.set(name: "ETag", value: RowRenderer.etag(row))
+    /// `schema`: the table's current schema, when the caller has just read it.
+    func itemResponse(_ status: Int, _ row: StoredRow, _ c: RequestContext, renderer: RowRenderer,
+                      schema current: TableSchema? = nil) -> HTTPResponse {
+        let schema = current ?? storage.schema(c.schema.name) ?? c.schema
+        let rendered = renderer.renderObject(row, schema: schema)
+        var response = json(status, bytes: rendered.bytes)
+        if c.generation == .mobileApps || status == 409 || status == 412 || rendered.showsVersion {
+            response.headers.set(name: "ETag", value: RowRenderer.etag(
+                versionText: rendered.versionText ?? VersionText.encode(row.version)))
         }
         return response
     }

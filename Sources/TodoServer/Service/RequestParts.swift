@@ -46,14 +46,18 @@ enum GenerationSelector {
         throw ServiceError(400, "ZUMO-API-VERSION '\(value)' is not supported; use 2.0.0.", form: .mobileApps)
     }
 
-    /// `^M\.0\.[0-9]+$`, or for `patchRequired: false` also `^M\.0$`.
-    private static func matches(_ value: String, major: String, patchRequired: Bool) -> Bool {
-        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 || (!patchRequired && parts.count == 2), parts[0] == major, parts[1] == "0" else { return false }
-        if parts.count == 3 {
-            return !parts[2].isEmpty && parts[2].utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    /// `^M\.0\.[0-9]+$`, or for `patchRequired: false` also `^M\.0$`. Checked on the bytes, without
+    /// splitting (every request asks): whatever matches is ASCII.
+    static func matches(_ value: String, major: Character, patchRequired: Bool) -> Bool {
+        var value = value
+        return value.withUTF8 { b in
+            guard b.count >= 3, b[0] == major.asciiValue, b[1] == UInt8(ascii: "."), b[2] == UInt8(ascii: "0") else {
+                return false
+            }
+            if b.count == 3 { return !patchRequired }
+            guard b.count > 4, b[3] == UInt8(ascii: ".") else { return false }
+            return b[4...].allSatisfy { $0 >= 48 && $0 <= 57 }
         }
-        return true
     }
 }
 

@@ -3,6 +3,10 @@ import TodoBasics
 import TodoModel
 
 /// Turns a stored row into the JSON a generation expects (protocol §4, §4.8, §8.10).
+///
+/// Rows are written straight to bytes, members sorted by their UTF-8 bytes as the JSON writer sorts
+/// keys, so the bytes are those of the row as a `JSONValue` object: building and sorting a
+/// dictionary per row was a large part of an insert's CPU.
 struct RowRenderer {
     var generation: Generation
     /// G1: the system properties requested with `__systemproperties`. G2 always sends all four.
@@ -15,47 +19,52 @@ struct RowRenderer {
         RowRenderer(generation: generation, systemProperties: Set(SystemProperty.allCases), select: nil)
     }
 
-    func render(_ row: StoredRow, schema: TableSchema) -> JSONValue {
-        if let select { return renderSelected(row, select) }
-        var o: [String: JSONValue] = ["id": .string(row.id)]
-        // Every column of the table appears; one the row never set is null (protocol §4.7.5).
-        for name in schema.columns.keys { o[name] = row.columns[name] ?? .null }
-        let properties = generation == .mobileApps ? Set(SystemProperty.allCases) : systemProperties
-        for p in properties { o[generation.name(p)] = Self.value(p, row) }
-        return .object(o)
+    private enum Member { case id, column(String), system(SystemProperty) }
+
+    /// One row as a compact JSON object.
+    struct RenderedRow {
+        var bytes: [UInt8]
+        /// Whether it has a `__version` member (which gives a G1 answer its ETag).
+        var showsVersion: Bool
+        /// The version text, when a version member was written (the ETag reuses it).
+        var versionText: String?
     }
 
-    private func renderSelected(_ row: StoredRow, _ names: [String]) -> JSONValue {
-        var o: [String: JSONValue] = [:]
-        for name in names {
-            if name.lowercased() == "id" {
-                o["id"] = .string(row.id)
-            } else if let p = SystemProperty(anySpelling: name) {
-                o[generation.name(p)] = Self.value(p, row)
+    func renderObject(_ row: StoredRow, schema: TableSchema) -> RenderedRow {
+        let listed = members(schema)
+        // A name listed twice keeps its last member, as assigning into a dictionary did.
+        var kept: [(name: String, member: Member)] = []
+        kept.reserveCapacity(listed.count)
+        for (i, m) in listed.enumerated() where !listed[(i + 1)...].contains(where: { $0.name == m.name }) {
+            kept.append(m)
+        }
+        // Sorts positions rather than members: moving a member copies its strings.
+        let order = kept.indices.sorted { UTF8Bytes.less(kept[$0].name, kept[$1].name) }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(256)
+        var rendered = RenderedRow(bytes: [], showsVersion: false)
+        for (j, m) in order.lazy.map({ kept[$0] }).enumerated() {
+            if j > 0 { out.append(UInt8(ascii: ",")) }
+            JSONStringBytes.append(m.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            if case .system(.version) = m.member {
+                let text = VersionText.encode(row.version)
+                JSONStringBytes.append(text, to: &out)
+                rendered.versionText = text
             } else {
-                o[name] = row.columns[name] ?? .null
+                Self.append(m.member, of: row, to: &out)
             }
+            if m.name == "__version" { rendered.showsVersion = true }
         }
-        return .object(o)
+        out.append(UInt8(ascii: "}"))
+        rendered.bytes = out
+        return rendered
     }
 
-    /// A JSON array of rows written straight to bytes: the member order (sorted, as the JSON
-    /// writer sorts) is worked out once per page instead of a dictionary per row.
+    /// A JSON array of rows written straight to bytes: the member order is worked out once per
+    /// page. A name listed twice keeps its first member.
     func renderArray(_ rows: [StoredRow], schema: TableSchema) -> [UInt8] {
-        enum Member { case id, column(String), system(SystemProperty) }
-        var members: [(name: String, member: Member)] = []
-        if let select {
-            for name in select {
-                if name.lowercased() == "id" { members.append(("id", .id)) }
-                else if let p = SystemProperty(anySpelling: name) { members.append((generation.name(p), .system(p))) }
-                else { members.append((name, .column(name))) }
-            }
-        } else {
-            members.append(("id", .id))
-            for name in schema.columns.keys { members.append((name, .column(name))) }
-            let properties = generation == .mobileApps ? Set(SystemProperty.allCases) : systemProperties
-            for p in properties { members.append((generation.name(p), .system(p))) }
-        }
+        var members = members(schema)
         var seen = Set<String>()
         members = members.filter { seen.insert($0.name).inserted }
         members.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
@@ -73,18 +82,45 @@ struct RowRenderer {
             for (j, m) in members.enumerated() {
                 if j > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: keys[j])
-                switch m.member {
-                case .id: JSONText.appendString(row.id, to: &out)
-                case .column(let name): JSONText.appendValue(row.columns[name] ?? .null, to: &out)
-                case .system(.createdAt): Self.appendDate(row.createdAt, to: &out)
-                case .system(.updatedAt): Self.appendDate(row.updatedAt, to: &out)
-                case .system(let p): JSONText.appendValue(Self.value(p, row), to: &out)
-                }
+                Self.append(m.member, of: row, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
         return out
+    }
+
+    /// The members by wire name, unsorted, in the order they are set: `id`, every column of the
+    /// table (one the row never set is null, protocol §4.7.5), the system properties; or `$select`.
+    private func members(_ schema: TableSchema) -> [(name: String, member: Member)] {
+        var members: [(name: String, member: Member)] = []
+        if let select {
+            for name in select {
+                if name.lowercased() == "id" { members.append(("id", .id)) }
+                else if let p = SystemProperty(anySpelling: name) { members.append((generation.name(p), .system(p))) }
+                else { members.append((name, .column(name))) }
+            }
+            return members
+        }
+        members.reserveCapacity(schema.columns.count + 5)
+        members.append(("id", .id))
+        for name in schema.columns.keys { members.append((name, .column(name))) }
+        if generation == .mobileApps {
+            for p in SystemProperty.allCases { members.append((generation.name(p), .system(p))) }
+        } else {
+            for p in systemProperties { members.append((generation.name(p), .system(p))) }
+        }
+        return members
+    }
+
+    private static func append(_ member: Member, of row: StoredRow, to out: inout [UInt8]) {
+        switch member {
+        case .id: JSONStringBytes.append(row.id, to: &out)
+        case .column(let name): JSONStringBytes.appendValue(row.columns[name] ?? .null, to: &out)
+        case .system(.createdAt): appendDate(row.createdAt, to: &out)
+        case .system(.updatedAt): appendDate(row.updatedAt, to: &out)
+        case .system(let p): JSONStringBytes.appendValue(value(p, row), to: &out)
+        }
     }
 
     static func appendDate(_ ms: Int64, to out: inout [UInt8]) {
@@ -103,5 +139,7 @@ struct RowRenderer {
     }
 
     /// The ETag of a row: its version in double quotes (protocol §4.4.3).
-    static func etag(_ row: StoredRow) -> String { "\"" + VersionText.encode(row.version) + "\"" }
+    static func etag(_ row: StoredRow) -> String { etag(versionText: VersionText.encode(row.version)) }
+
+    static func etag(versionText: String) -> String { "\"" + versionText + "\"" }
 }

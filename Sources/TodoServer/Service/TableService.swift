@@ -147,7 +147,13 @@ public final class TableService: Sendable {
     }
 
     func json(_ status: Int, _ body: JSONValue) -> HTTPResponse {
-        var response = HTTPResponse(status: status, body: body.compactBytes())
+        json(status, bytes: body.compactBytes())
+    }
+
+    /// A response whose body is JSON already written.
+    func json(_ status: Int, bytes: [UInt8]) -> HTTPResponse {
+        var response = HTTPResponse(status: status, body: bytes)
+        response.headers.reserveCapacity(8)  // Content-Type, ETag, Location, the two of finish(), CORS
         response.headers.set(name: "Content-Type", value: "application/json; charset=utf-8")
         return response
     }

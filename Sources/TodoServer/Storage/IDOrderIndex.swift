@@ -3,14 +3,15 @@
 ///
 /// A sorted array of small sorted chunks: an insert costs a binary search plus a shift within
 /// one chunk (at most `chunkLimit` entries), never a shift of the whole table, so replaying a log
-/// of random UUIDs stays fast. Comparing UTF-8 bytes gives the same order as Unicode scalars.
+/// of random UUIDs stays fast. Comparing UTF-8 bytes gives the same order as Unicode scalars
+/// (see `UTF8Bytes`).
 struct IDOrderIndex {
     static let chunkLimit = 512
     /// Each entry keeps the row's dictionary key too, so a walk never lower-cases an id again.
     private(set) var chunks: [[(id: String, key: StoredRowKey)]] = []
     private(set) var count = 0
 
-    static func less(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+    static func less(_ a: String, _ b: String) -> Bool { UTF8Bytes.less(a, b) }
 
     /// The chunk that holds `id`, or would: the first chunk whose last id is not below it.
     private func chunkIndex(for id: String) -> Int {
@@ -35,7 +36,7 @@ struct IDOrderIndex {
         guard !chunks.isEmpty else { chunks = [[(id, key)]]; count = 1; return }
         let c = chunkIndex(for: id)
         let p = Self.position(of: id, in: chunks[c])
-        if p < chunks[c].count, chunks[c][p].id.utf8.elementsEqual(id.utf8) { return }
+        if p < chunks[c].count, UTF8Bytes.equal(chunks[c][p].id, id) { return }
         chunks[c].insert((id, key), at: p)
         count += 1
         if chunks[c].count > 2 * Self.chunkLimit {
@@ -49,7 +50,7 @@ struct IDOrderIndex {
         guard !chunks.isEmpty else { return }
         let c = chunkIndex(for: id)
         let p = Self.position(of: id, in: chunks[c])
-        guard p < chunks[c].count, chunks[c][p].id.utf8.elementsEqual(id.utf8) else { return }
+        guard p < chunks[c].count, UTF8Bytes.equal(chunks[c][p].id, id) else { return }
         chunks[c].remove(at: p)
         count -= 1
         if chunks[c].isEmpty { chunks.remove(at: c) }

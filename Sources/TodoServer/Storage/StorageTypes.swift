@@ -52,7 +52,7 @@ struct StoredRowKey: Hashable, Sendable {
 
     init(id: String) { lowercased = id.lowercased() }
 
-    static func == (a: StoredRowKey, b: StoredRowKey) -> Bool { a.lowercased.utf8.elementsEqual(b.lowercased.utf8) }
+    static func == (a: StoredRowKey, b: StoredRowKey) -> Bool { UTF8Bytes.equal(a.lowercased, b.lowercased) }
 
     func hash(into hasher: inout Hasher) {
         var text = lowercased

@@ -62,8 +62,10 @@ enum TableLogCoder {
         case .commit(let c):
             w.raw("{")
             var first = true
-            func member(_ name: String) {
-                w.raw(first ? "\"" + name + "\":" : ",\"" + name + "\":")
+            func member(_ name: StaticString) {
+                w.raw(first ? "\"" : ",\"")
+                w.raw(name)
+                w.raw("\":")
                 first = false
             }
             if !c.columns.isEmpty {
@@ -101,7 +103,7 @@ enum TableLogCoder {
         w.raw(#","deleted":"#); w.bool(row.deleted)
         w.raw(#","id":"#); w.string(row.id)
         w.raw(#","updatedAt":"#); try w.integer(row.updatedAt)
-        w.raw(#","values":"#); w.json(.object(row.columns))
+        w.raw(#","values":"#); w.object(row.columns)
         w.raw(#","version":"#); try w.integer(row.version)
         w.raw("}")
     }
@@ -113,15 +115,38 @@ private struct RecordWriter {
 
     init() { bytes.reserveCapacity(256) }
 
-    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
-    mutating func string(_ s: String) { bytes.append(contentsOf: JSONValue.string(s).compactBytes()) }
-    mutating func json(_ value: JSONValue) { bytes.append(contentsOf: value.compactBytes()) }
+    mutating func raw(_ text: StaticString) { text.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+    // Written in place (no temporary arrays or strings per piece): every insert encodes a record.
+    mutating func string(_ s: String) { JSONStringBytes.append(s, to: &bytes) }
+    mutating func json(_ value: JSONValue) { JSONText.appendValue(value, to: &bytes) }
+
+    /// What `json(.object(members))` writes (members sorted by their UTF-8 bytes), without the
+    /// writer's generic key sort and a lookup per key.
+    mutating func object(_ members: [String: JSONValue]) {
+        bytes.append(UInt8(ascii: "{"))
+        for (i, member) in members.sorted(by: { UTF8Bytes.less($0.key, $1.key) }).enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONStringBytes.append(member.key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONStringBytes.appendValue(member.value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
     mutating func bool(_ b: Bool) { raw(b ? "true" : "false") }
 
+    /// The decimal text `String(value)` gives.
     mutating func integer(_ value: some BinaryInteger) throws(StorageError) {
         guard value <= TableLogCoder.maximumInteger && value >= -TableLogCoder.maximumInteger else {
             throw StorageError(.invalidValue, "\(value) is beyond ±2^53 and cannot be stored exactly")
         }
-        raw(String(value))
+        let number = Int64(value)
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var rest = number.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes.withUnsafeMutableBufferPointer { $0[start...].reverse() }
     }
 }

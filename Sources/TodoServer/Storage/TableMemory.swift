@@ -34,7 +34,7 @@ final class TableMemory: @unchecked Sendable {
         if let old = rows.updateValue(row, forKey: key) {
             order.remove(old)
             if old.deleted { deletedCount -= 1 }
-            if !old.id.utf8.elementsEqual(row.id.utf8) {
+            if !UTF8Bytes.equal(old.id, row.id) {
                 idOrder.remove(old.id)
                 idOrder.insert(row.id, key: key)
             }

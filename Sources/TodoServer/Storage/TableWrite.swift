@@ -87,7 +87,7 @@ public struct TableWrite {
             let type = columnChanges[name]!
             if memory.schema.columns[name] != .some(type) { commit.columns.append((name, type)) }
         }
-        for key in pending.keys.sorted(by: { $0.lowercased.utf8.lexicographicallyPrecedes($1.lowercased.utf8) }) {
+        for key in pending.keys.sorted(by: { UTF8Bytes.less($0.lowercased, $1.lowercased) }) {
             if let row = pending[key]! {
                 commit.puts.append(row)
             } else if let old = memory.row(key: key) {

@@ -137,3 +137,30 @@ struct HTTPRequestTargetTests {
         }
     }
 }
+
+/// The byte-wise reading of ASCII origin-form targets must agree with the general one.
+@Suite("HTTP request target: the ASCII fast path")
+struct HTTPRequestTargetFastPathTests {
+    private func outcome(_ parse: () throws(HTTPTargetError) -> HTTPRequestTarget) -> Result<HTTPRequestTarget, HTTPTargetError> {
+        do throws(HTTPTargetError) { return .success(try parse()) } catch { return .failure(error) }
+    }
+
+    @Test func agreesWithTheGeneralReading() {
+        let targets = ["/", "//", "///", "/a", "/a/", "/a//", "//a", "/tables/todoitem", "/tables/todoitem/",
+                       "/tables/todoitem/00000007-0000-4000-8000-000000000001", "/tables/x?", "/tables/x?a=1&&b=2",
+                       "/tables/x/?$filter=text%20eq%20'a'&$top=3", "/?", "/?a", "/a%2Fb/c", "/a%2", "/%", "/a/%G1/b",
+                       "/a/b%ZZ?x=1", "/a/%C3%A9", "/a/%C3", "/a/%FF", "/a+b/c?d+e=f%2Bg", "/tables/x?%zz=1",
+                       "/tables/x??a=b", "/a?b/c", "/a#frag", "/a/./b/../c", "/\u{7f}"]
+        for target in targets {
+            #expect(HTTPRequestTarget.isASCIIOriginForm(target))
+            let fast = outcome { () throws(HTTPTargetError) in try HTTPRequestTarget(asciiOriginForm: target) }
+            let general = outcome { () throws(HTTPTargetError) in try HTTPRequestTarget(anyForm: target) }
+            #expect(fast == general, "\(target)")
+            let parsed = outcome { () throws(HTTPTargetError) in try HTTPRequestTarget(parsing: target) }
+            #expect(parsed == general, "\(target)")
+        }
+        for other in ["*", "http://h/a", "HTTP://h:1/a?b", "a/b", "", "/é", "/a/\u{301}", "h"] {
+            #expect(!HTTPRequestTarget.isASCIIOriginForm(other), "\(other)")
+        }
+    }
+}
