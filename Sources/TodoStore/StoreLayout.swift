@@ -47,10 +47,13 @@ public struct StoreLayout: Sendable {
 /// `<sequence>.<kind>.<table>.<enc>.json`: the queue order and what an operation touches, readable
 /// by `ls` and by `todo status` without opening the file.
 public struct OperationFileName: Sendable, Equatable {
-    public var sequence: Int
-    public var kind: PendingOperation.Kind
-    public var table: String
-    public var encodedID: String
+    public var sequence: Int { didSet { listedName = nil } }
+    public var kind: PendingOperation.Kind { didSet { listedName = nil } }
+    public var table: String { didSet { listedName = nil } }
+    public var encodedID: String { didSet { listedName = nil } }
+    /// The parsed name when it is exactly what `name` would format (a 10-digit sequence): a push
+    /// reads 10,000 files and need not format each name again.
+    private var listedName: String?
 
     public init(sequence: Int, kind: PendingOperation.Kind, table: String, encodedID: String) {
         self.sequence = sequence
@@ -59,14 +62,75 @@ public struct OperationFileName: Sendable, Equatable {
         self.encodedID = encodedID
     }
 
-    public var name: String { "\(pad(sequence, 10)).\(kind.rawValue).\(table).\(encodedID).json" }
+    public var name: String { listedName ?? "\(pad(sequence, 10)).\(kind.rawValue).\(table).\(encodedID).json" }
 
+    /// Equal when they name the same operation; the kept name is only a cache.
+    public static func == (a: OperationFileName, b: OperationFileName) -> Bool {
+        a.sequence == b.sequence && a.kind == b.kind && a.table == b.table && a.encodedID == b.encodedID
+    }
+
+    /// Accepts exactly what `split` on `Character`s and `Int(_:)` accept. ASCII names (all that
+    /// `todo` writes) are parsed on bytes, many times cheaper; others keep the `Character` rules,
+    /// under which a `.` followed by a combining mark is no separator.
     public init?(parsing name: String) {
+        var bytes = name  // withUTF8 is mutating; a native string is not copied
+        let isASCII = bytes.withUTF8 { !$0.contains { $0 >= 0x80 } }
+        guard let fields = isASCII ? bytes.withUTF8(Self.parseASCII) : Self.parseCharacters(name) else { return nil }
+        self.init(sequence: fields.sequence, kind: fields.kind, table: fields.table, encodedID: fields.encodedID)
+        if fields.canonical { listedName = name }
+    }
+
+    /// `canonical`: the name is what `name` formats, so it can be kept.
+    private typealias Fields = (sequence: Int, kind: PendingOperation.Kind, table: String, encodedID: String, canonical: Bool)
+
+    /// In ASCII text every byte is a `Character` of its own (but CR LF, which holds no dot), so
+    /// byte rules give the same answers as the `Character` ones.
+    private static func parseASCII(_ b: UnsafeBufferPointer<UInt8>) -> Fields? {
+        let end = b.count - 5
+        guard end >= 0, b[end] == UInt8(ascii: "."), b[end + 1] == UInt8(ascii: "j"), b[end + 2] == UInt8(ascii: "s"),
+              b[end + 3] == UInt8(ascii: "o"), b[end + 4] == UInt8(ascii: "n")
+        else { return nil }
+        func dot(from start: Int) -> Int? {
+            var i = start
+            while i < end, b[i] != UInt8(ascii: ".") { i += 1 }
+            return i < end ? i : nil
+        }
+        guard let d1 = dot(from: 0), let d2 = dot(from: d1 + 1), let d3 = dot(from: d2 + 1), dot(from: d3 + 1) == nil,
+              let seq = integer(UnsafeBufferPointer(rebasing: b[0..<d1])), seq >= 1,
+              let kind = PendingOperation.Kind(rawValue: text(b, d1 + 1, d2))
+        else { return nil }
+        return (seq, kind, text(b, d2 + 1, d3), text(b, d3 + 1, end), d1 == 10 && b[0] != UInt8(ascii: "+"))
+    }
+
+    private static func text(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: b[from..<to]), as: UTF8.self)
+    }
+
+    /// `Int(_:)` on ASCII bytes: an optional sign, then one or more digits; nil when out of range.
+    private static func integer(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let first = b.first else { return nil }
+        let negative = first == UInt8(ascii: "-")
+        let digits = first == UInt8(ascii: "+") || negative ? UnsafeBufferPointer(rebasing: b.dropFirst()) : b
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = negative ? times10.subtractingReportingOverflow(Int(digit)) : times10.addingReportingOverflow(Int(digit))
+            guard !o1, !o2 else { return nil }
+            value = next
+        }
+        return value
+    }
+
+    /// The `Character`-based rules, for names with non-ASCII text.
+    private static func parseCharacters(_ name: String) -> Fields? {
         guard name.hasSuffix(".json") else { return nil }
         let parts = name.dropLast(5).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, let seq = Int(parts[0]), seq >= 1, let kind = PendingOperation.Kind(rawValue: String(parts[1]))
         else { return nil }
-        self.init(sequence: seq, kind: kind, table: String(parts[2]), encodedID: String(parts[3]))
+        return (seq, kind, String(parts[2]), String(parts[3]), false)
     }
 }
 

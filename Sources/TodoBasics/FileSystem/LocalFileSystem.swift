@@ -19,13 +19,14 @@ public struct LocalFileSystem: FileSystem {
             throw FileSystemError(operation: "open", path: path, code: code, reason: errnoText(code))
         }
         defer { close(fd) }
+        // The first read goes to the stack and is copied out at its size: no 16 KB array to
+        // zero and trim for each small file (a push reads 10,000 of them).
         let first = 16_384
-        var result = [UInt8](repeating: 0, count: first)
-        let n = try syscall("read", path) { result.withUnsafeMutableBytes { read(fd, $0.baseAddress, first) } }
-        if n < first {
-            result.removeLast(first - n)
-            return result
+        var result = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: first) { buffer throws(FileSystemError) in
+            let n = try syscall("read", path) { read(fd, buffer.baseAddress, first) }
+            return Array(buffer[0..<n])
         }
+        if result.count < first { return result }
         var st = stat()
         _ = try syscall("stat", path) { fstat(fd, &st) }
         var chunk = [UInt8](repeating: 0, count: max(Int(st.st_size) - first + 1, 4096))

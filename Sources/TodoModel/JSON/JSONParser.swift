@@ -20,8 +20,10 @@ extension JSONValue {
     public static let maximumDepth = 256
 
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        var parser = JSONBytesParser(bytes: bytes)
-        return try parser.parseDocument()
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue in
+            var parser = JSONBytesParser(bytes: buffer)
+            return try parser.parseDocument()
+        }
     }
 
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
@@ -29,12 +31,14 @@ extension JSONValue {
     }
 }
 
+/// Reads through an unsafe buffer: every access is behind an `index < bytes.count` test, and an
+/// `Array` would check the bounds a second time on each byte.
 struct JSONBytesParser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -95,13 +99,14 @@ struct JSONBytesParser {
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object([:])
         }
+        // Room for a record's members up front: growing 1, 2, 4, 8 rehashes every key each time.
+        var members = [String: JSONValue](minimumCapacity: 8)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
@@ -150,29 +155,41 @@ struct JSONBytesParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
+        let start = index
+        var high: UInt8 = 0  // every byte OR-ed: below 0x80 when the text is ASCII
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                // ASCII is valid UTF-8: the decoding below has no repair to make. Others are validated.
+                let s = high < 0x80 ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+                guard let s else { throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string") }
+                index += 1
+                return s
+            }
+            if byte < 0x20 { throw fail("control character in a string; escape it") }
+            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
+            high |= byte
+            index += 1
+        }
+        throw fail("unterminated string")
+    }
+
+    /// The rest of a string from its first escape (at `index`); `runStart` is where the text before it began.
+    private mutating func parseEscapedString(from runStart: Int) throws(JSONParseError) -> String {
         var scalars = String.UnicodeScalarView()
-        var runStart = index
-        var plainRun = true
+        var runStart = runStart
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                if plainRun {
-                    // Fast path: no escapes; validate UTF-8 in one go.
-                    guard let s = String(validating: bytes[runStart..<index], as: UTF8.self) else {
-                        throw JSONParseError(offset: runStart, reason: "invalid UTF-8 in a string")
-                    }
-                    index += 1
-                    return s
-                }
-                try appendUTF8(bytes[runStart..<index], to: &scalars, at: runStart)
+                try appendUTF8(runStart, index, to: &scalars)
                 index += 1
                 return String(scalars)
             }
             if byte < 0x20 { throw fail("control character in a string; escape it") }
             if byte == UInt8(ascii: "\\") {
-                try appendUTF8(bytes[runStart..<index], to: &scalars, at: runStart)
-                plainRun = false
+                try appendUTF8(runStart, index, to: &scalars)
                 scalars.append(try parseEscape())
                 runStart = index
                 continue
@@ -181,12 +198,10 @@ struct JSONBytesParser {
         }
     }
 
-    private func appendUTF8(_ slice: ArraySlice<UInt8>, to scalars: inout String.UnicodeScalarView, at offset: Int)
-        throws(JSONParseError)
-    {
-        guard !slice.isEmpty else { return }
-        guard let s = String(validating: slice, as: UTF8.self) else {
-            throw JSONParseError(offset: offset, reason: "invalid UTF-8 in a string")
+    private func appendUTF8(_ from: Int, _ to: Int, to scalars: inout String.UnicodeScalarView) throws(JSONParseError) {
+        guard from < to else { return }
+        guard let s = String(validating: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self) else {
+            throw JSONParseError(offset: from, reason: "invalid UTF-8 in a string")
         }
         scalars.append(contentsOf: s.unicodeScalars)
     }
@@ -244,13 +259,24 @@ struct JSONBytesParser {
 
     private mutating func parseNumber() throws(JSONParseError) -> Double {
         let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+        let digits = index
+        var integer = 0  // exact while the integer part has at most 15 digits (< 2^53)
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) { throw fail("leading zero in a number") }
         } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if index - digits < 15 { integer = integer * 10 + Int(bytes[index] - UInt8(ascii: "0")) }
+                index += 1
+            }
+        }
+        let isShortInteger = index - digits <= 15 && (index == bytes.count || !isFractionOrExponent(bytes[index]))
+        if isShortInteger {
+            // Fast path (sequences, flags): the text round trip below gives this same double, -0 included.
+            return negative ? -Double(integer) : Double(integer)
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
@@ -263,7 +289,7 @@ struct JSONBytesParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw JSONParseError(offset: start, reason: "number out of range")
         }
@@ -271,4 +297,8 @@ struct JSONBytesParser {
     }
 
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+
+    private func isFractionOrExponent(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
+    }
 }

@@ -11,24 +11,26 @@ public enum FieldName {
         let lower = name.lowercased()
         if name.hasPrefix("__") { return "\"\(name)\" is reserved: names starting with '__' are system properties" }
         if lower.hasPrefix("ms_") { return "\"\(name)\" is reserved: names starting with 'ms_' are system properties" }
-        if ["createdat", "updatedat", "version", "deleted"].contains(lower) {
-            return "\"\(name)\" is reserved: it is a system property"
+        switch lower {  // a switch, not an array literal: this runs for every field of every record read
+        case "createdat", "updatedat", "version", "deleted": return "\"\(name)\" is reserved: it is a system property"
+        case "id": return "\"\(name)\" is reserved: the identity is 'id' and cannot be set as a field"
+        default: return nil
         }
-        if lower == "id" { return "\"\(name)\" is reserved: the identity is 'id' and cannot be set as a field" }
-        return nil
     }
 
     /// `[A-Za-z_][A-Za-z0-9_]*` of 1 to `maximumLength` bytes: the shape of field and table names
     /// on both sides of the protocol (§3.1.2, §4.7.1).
     public static func isIdentifier(_ name: String, maximumLength: Int = 128) -> Bool {
-        let bytes = Array(name.utf8)
-        guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
-        for (i, b) in bytes.enumerated() {
-            let letter = (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95
-            let digit = b >= 48 && b <= 57
-            if !(letter || (i > 0 && digit)) { return false }
+        var name = name  // withUTF8 is mutating; a native string is not copied
+        return name.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
+            for (i, b) in bytes.enumerated() {
+                let letter = (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95
+                let digit = b >= 48 && b <= 57
+                if !(letter || (i > 0 && digit)) { return false }
+            }
+            return true
         }
-        return true
     }
 }
 
@@ -69,7 +71,14 @@ public enum ItemID {
     /// The form under which the protocol compares ids: the Unicode default lower-case mapping.
     public static func key(_ id: String) -> String { id.lowercased() }
 
-    public static func same(_ a: String, _ b: String) -> Bool { key(a) == key(b) }
+    /// Identical bytes first: the usual case (an operation's id and its item's) then needs no lower-cased copies.
+    public static func same(_ a: String, _ b: String) -> Bool { sameBytes(a, b) || key(a) == key(b) }
+
+    /// UTF-8 equality, no Unicode rules: a quick yes that implies `same`.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b  // withUTF8 is mutating; native strings are not copied
+        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
+    }
 
     private static func hex4(_ v: UInt32) -> String {
         let s = String(v, radix: 16, uppercase: true)
