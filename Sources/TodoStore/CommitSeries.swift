@@ -16,7 +16,7 @@ import TodoBasics
 public final class CommitSeries {
     let store: Store
     /// The last commit's files and its syncfs, started once they were written.
-    private var syncing: (files: [String: [UInt8]?], task: BackgroundTask<FileSystemError?>)?
+    private var syncing: (commit: EncodedCommit, task: BackgroundTask<FileSystemError?>)?
     private var committed = false
 
     public init(store: Store) {
@@ -28,11 +28,11 @@ public final class CommitSeries {
     public func commit(_ transaction: StoreTransaction) throws(StoreError) {
         guard !transaction.isEmpty else { return }
         // Files the running syncfs may not have covered yet, unless it has returned.
-        var carried: [String: [UInt8]?] = [:]
+        var carried: EncodedCommit?
         if let syncing {
-            if syncing.task.isFinished { try settle() } else { carried = syncing.files }
+            if syncing.task.isFinished { try settle() } else { carried = syncing.commit }
         }
-        if carried.isEmpty, transaction.staged.count < Recovery.bulkThreshold {
+        if carried == nil, transaction.staged.count < Recovery.bulkThreshold {
             // Nothing in flight and few files: per-file fsyncs cost less than a syncfs.
             try store.commit(transaction)
             return
@@ -53,7 +53,7 @@ public final class CommitSeries {
             do throws(FileSystemError) { try fs.syncFileSystem(root) } catch { return error }
             return nil
         }
-        syncing = (encoded.files, task)
+        syncing = (encoded, task)
     }
 
     /// Waits until every commit is durable, then drops the journal.

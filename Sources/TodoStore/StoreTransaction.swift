@@ -78,31 +78,65 @@ public struct StoreTransaction {
 
     /// Every staged file encoded once, and the journal that holds them all with the new generation.
     /// Each file's bytes go into the journal as they will be written (pretty JSON is valid inside
-    /// compact JSON), so a big commit encodes each file once instead of twice. `carried` files
-    /// (written by earlier commits that may not be durable yet, `CommitSeries`) go into the
-    /// journal too, unless this commit stages the same path.
-    func encoded(carrying carried: [String: [UInt8]?] = [:]) -> EncodedCommit {
+    /// compact JSON), so a big commit encodes each file once instead of twice. Files `carried`
+    /// from the commit before (written, but maybe not durable yet: `CommitSeries`) go into the
+    /// journal too, unless this commit stages the same path; their entries are reused as bytes.
+    /// The order of the entries carries no meaning.
+    func encoded(carrying carried: EncodedCommit? = nil) -> EncodedCommit {
         var files: [String: [UInt8]?] = [:]
-        for path in staged.keys { files[path] = .some(encodedFiles[path] ?? staged[path]!.map { $0.canonicalBytes() }) }
+        files.reserveCapacity(staged.count)
+        var entries: [UInt8] = []
+        entries.reserveCapacity(staged.count * 256)
+        var stateEntry: [UInt8] = []
+        for (path, value) in staged {
+            let bytes = encodedFiles[path] ?? value.map { $0.canonicalBytes() }
+            files[path] = .some(bytes)
+            if path == StoreLayout.stateFile {
+                Self.appendEntry(path, bytes, to: &stateEntry)
+            } else {
+                if !entries.isEmpty { entries.append(UInt8(ascii: ",")) }
+                Self.appendEntry(path, bytes, to: &entries)
+            }
+        }
         var journal = Array(#"{"format":1,"generation":"#.utf8) + Array(String(state.generation).utf8) + Array(#","writes":["#.utf8)
-        let paths = carried.isEmpty ? Array(files.keys) : Array(Set(files.keys).union(carried.keys))
-        for (index, path) in paths.sorted().enumerated() {
-            let bytes = files[path] ?? carried[path]!
-            if index > 0 { journal.append(UInt8(ascii: ",")) }
-            journal.append(contentsOf: #"{"content":"#.utf8)
-            journal.append(contentsOf: bytes ?? Array("null".utf8))
-            journal.append(contentsOf: #","path":"#.utf8)
-            JSONText.appendString(path, to: &journal)
-            journal.append(UInt8(ascii: "}"))
+        journal.reserveCapacity(journal.count + stateEntry.count + entries.count + (carried?.entries.count ?? 0) + 8)
+        var parts = [stateEntry, entries]
+        if let carried, !carried.entries.isEmpty {
+            if carried.files.keys.contains(where: { $0 != StoreLayout.stateFile && files[$0] != nil }) {
+                // Staged again here: only the carried files this commit leaves alone.
+                var kept: [UInt8] = []
+                for (path, bytes) in carried.files where path != StoreLayout.stateFile && files[path] == nil {
+                    if !kept.isEmpty { kept.append(UInt8(ascii: ",")) }
+                    Self.appendEntry(path, bytes, to: &kept)
+                }
+                parts.append(kept)
+            } else {
+                parts.append(carried.entries)
+            }
+        }
+        for part in parts where !part.isEmpty {
+            if journal.last != UInt8(ascii: "[") { journal.append(UInt8(ascii: ",")) }
+            journal.append(contentsOf: part)
         }
         journal.append(contentsOf: "]}\n".utf8)
-        return EncodedCommit(files: files, journal: journal)
+        return EncodedCommit(files: files, entries: entries, journal: journal)
+    }
+
+    private static func appendEntry(_ path: String, _ bytes: [UInt8]?, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"content":"#.utf8)
+        out.append(contentsOf: bytes ?? Array("null".utf8))
+        out.append(contentsOf: #","path":"#.utf8)
+        JSONText.appendString(path, to: &out)
+        out.append(UInt8(ascii: "}"))
     }
 }
 
 /// A commit ready to write: each file's bytes (nil: remove it) and the journal's bytes.
 struct EncodedCommit {
     let files: [String: [UInt8]?]
+    /// The journal entries of every file but `state.json`, which each commit writes anew: what a
+    /// later journal carries while this commit is not durable yet.
+    let entries: [UInt8]
     let journal: [UInt8]
 }
 

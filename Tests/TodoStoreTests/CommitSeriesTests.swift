@@ -84,15 +84,15 @@ final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
     /// The invariant: a power cut at any instant loses nothing committed. Cut right after the
     /// second commit point, while the first commit's syncfs has not returned, so that commit's
     /// files may be torn: the second journal carries them, and recovery gives the state after
-    /// the second commit.
-    @Test func aPowerCutBeforeTheEarlierSyncReturnsLosesNothing() throws {
+    /// the second commit. With and without files that both commits write.
+    @Test(arguments: [false, true]) func aPowerCutBeforeTheEarlierSyncReturnsLosesNothing(overlapping: Bool) throws {
         let dir = TempDirectory()
         defer { dir.remove() }
         let fs = PowerCutFileSystem()
         let store = try makeStore(dir, fs: fs)
         let series = CommitSeries(store: store)
         let first = Self.items(1...40, text: "first")
-        let second = Self.items(31...70, text: "second")  // rewrites 31...40
+        let second = Self.items(overlapping ? 31...70 : 41...80, text: "second")
         fs.holdFirstSync.store(true, ordering: .releasing)
         let tx1 = try Self.stage(first, in: store)
         try series.commit(tx1)

@@ -53,12 +53,15 @@ public enum WireItem {
         guard var text = etag?.trimmingSpaces, !text.isEmpty else { return nil }
         if text.hasPrefix("W/") { text.removeFirst(2) }
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+        // Most versions hold no backslash; `replacing` costs a regex-engine call each.
+        guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
         return text.replacing("\\\"", with: "\"").replacing("\\\\", with: "\\")
     }
 
     /// `If-Match` value for a version: quoted, with `"` and `\` escaped (protocol §10.3).
     public static func ifMatch(_ version: String) -> String {
-        "\"" + version.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+        guard version.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return "\"" + version + "\"" }
+        return "\"" + version.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
 
     /// Insert body: `id` plus every user field (the replica stores no nulls).
