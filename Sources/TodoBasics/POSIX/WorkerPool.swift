@@ -31,19 +31,9 @@ public enum WorkerPool {
     /// Runs `background` on a new thread while `body` runs on this one; returns when both are
     /// done. The push commits one batch while the next one is on the wire.
     public static func alongside<R>(_ background: @escaping @Sendable () -> Void, _ body: () -> R) -> R {
-        let box = Unmanaged.passRetained(Job(background) as AnyObject).toOpaque()
-        var id = pthread_t()
-        let started = pthread_create(&id, nil, { raw in
-            guard let raw else { return nil }
-            (Unmanaged<AnyObject>.fromOpaque(raw).takeRetainedValue() as? Job)?.work()
-            return nil
-        }, box)
-        if started != 0 {
-            Unmanaged<AnyObject>.fromOpaque(box).release()
-            background()
-        }
+        let task = start(background)
         let result = body()
-        if started == 0 { pthread_join(id, nil) }
+        task.join()
         return result
     }
 
