@@ -45,11 +45,11 @@ struct RowRenderer {
         var rendered = RenderedRow(bytes: [], showsVersion: false)
         for (j, m) in order.lazy.map({ kept[$0] }).enumerated() {
             if j > 0 { out.append(UInt8(ascii: ",")) }
-            JSONStringBytes.append(m.name, to: &out)
+            JSONText.appendString(m.name, to: &out)
             out.append(UInt8(ascii: ":"))
             if case .system(.version) = m.member {
                 let text = VersionText.encode(row.version)
-                JSONStringBytes.append(text, to: &out)
+                JSONText.appendString(text, to: &out)
                 rendered.versionText = text
             } else {
                 Self.append(m.member, of: row, to: &out)
@@ -115,11 +115,11 @@ struct RowRenderer {
 
     private static func append(_ member: Member, of row: StoredRow, to out: inout [UInt8]) {
         switch member {
-        case .id: JSONStringBytes.append(row.id, to: &out)
-        case .column(let name): JSONStringBytes.appendValue(row.columns[name] ?? .null, to: &out)
+        case .id: JSONText.appendString(row.id, to: &out)
+        case .column(let name): JSONText.appendValue(row.columns[name] ?? .null, to: &out)
         case .system(.createdAt): appendDate(row.createdAt, to: &out)
         case .system(.updatedAt): appendDate(row.updatedAt, to: &out)
-        case .system(let p): JSONStringBytes.appendValue(value(p, row), to: &out)
+        case .system(let p): JSONText.appendValue(value(p, row), to: &out)
         }
     }
 

@@ -117,7 +117,7 @@ private struct RecordWriter {
 
     mutating func raw(_ text: StaticString) { text.withUTF8Buffer { bytes.append(contentsOf: $0) } }
     // Written in place (no temporary arrays or strings per piece): every insert encodes a record.
-    mutating func string(_ s: String) { JSONStringBytes.append(s, to: &bytes) }
+    mutating func string(_ s: String) { JSONText.appendString(s, to: &bytes) }
     mutating func json(_ value: JSONValue) { JSONText.appendValue(value, to: &bytes) }
 
     /// What `json(.object(members))` writes (members sorted by their UTF-8 bytes), without the
@@ -126,9 +126,9 @@ private struct RecordWriter {
         bytes.append(UInt8(ascii: "{"))
         for (i, member) in members.sorted(by: { UTF8Bytes.less($0.key, $1.key) }).enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONStringBytes.append(member.key, to: &bytes)
+            JSONText.appendString(member.key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            JSONStringBytes.appendValue(member.value, to: &bytes)
+            JSONText.appendValue(member.value, to: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
     }

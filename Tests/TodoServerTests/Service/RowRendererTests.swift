@@ -62,26 +62,6 @@ import TodoModel
             == reference(.conflict(.mobileServices), row, schemas[0]).compactText)
     }
 
-    @Test func jsonStringsMatchTheJSONWriter() {
-        let strings = ["", "plain", "quote\"", "back\\slash", "nl\n", "cr\r", "tab\t", "nul\u{0}", "\u{1f}", " ",
-                       "\u{7f}", "é", "e\u{301}", "😀", "sixteen-bytes-xy", String(repeating: "long ", count: 40),
-                       String(repeating: "x", count: 40) + "\""]
-        for s in strings {
-            var fast: [UInt8] = [], writer: [UInt8] = []
-            JSONStringBytes.append(s, to: &fast)
-            JSONText.appendString(s, to: &writer)
-            #expect(fast == writer, "\(Array(s.utf8))")
-            var value: [UInt8] = []
-            JSONStringBytes.appendValue(.string(s), to: &value)
-            #expect(value == writer)
-        }
-        for v: JSONValue in [.null, .bool(true), .number(1.5), .number(3), .array([.string("a\"")]), .object(["k": .null])] {
-            var fast: [UInt8] = []
-            JSONStringBytes.appendValue(v, to: &fast)
-            #expect(fast == v.compactBytes())
-        }
-    }
-
     @Test func versionSelectorMatchesTheSplitReading() {
         // The reading it replaced: split at ".", compare the parts.
         func reference(_ value: String, _ major: String, _ patchRequired: Bool) -> Bool {
