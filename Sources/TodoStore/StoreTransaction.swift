@@ -17,6 +17,8 @@ public struct StoreTransaction {
     private(set) var staged: [String: JSONValue?] = [:]
     /// Staged files already encoded (`encodeStaged`); a later stage of the same path drops its bytes.
     private var encodedFiles: [String: [UInt8]?] = [:]
+    /// Staged files a commit series may keep in its journal only (`putInFlightMarker`).
+    private(set) var shortLived: Set<String> = []
     let layout: StoreLayout
 
     init(state: ReplicaState, layout: StoreLayout) {
@@ -29,11 +31,13 @@ public struct StoreTransaction {
     public mutating func put(_ relative: String, _ value: JSONValue) {
         staged[relative] = .some(value)
         encodedFiles[relative] = nil
+        shortLived.remove(relative)
     }
 
     public mutating func remove(_ relative: String) {
         staged[relative] = .some(nil)
         encodedFiles[relative] = nil
+        shortLived.remove(relative)
     }
 
     /// Encodes what is staged so far, so that the commit need not: the push does this while the
@@ -48,6 +52,13 @@ public struct StoreTransaction {
     public mutating func removeItem(table: String, id: String) { remove(layout.item(table, id)) }
     public mutating func putOperation(_ op: PendingOperation) { put(layout.operation(op), op.json) }
     public mutating func removeOperation(_ op: PendingOperation) { remove(layout.operation(op)) }
+    /// Stages an op whose in-flight marker was just set (sync.md §4.3.1). Its answer replaces the
+    /// file a commit or two later, so a `CommitSeries` keeps it in the journal only, and never
+    /// writes the file in place (`CommitSeries`). A plain commit writes it like any other file.
+    public mutating func putInFlightMarker(_ op: PendingOperation) {
+        putOperation(op)
+        shortLived.insert(layout.operation(op))
+    }
     public mutating func putConflict(_ c: Conflict) { put(layout.conflict(c.table, c.id), c.json) }
     public mutating func removeConflict(table: String, id: String) { remove(layout.conflict(table, id)) }
     public mutating func putTableConfig(_ t: TableConfig) { put(layout.tableConfig(t.name), t.json) }
@@ -78,22 +89,30 @@ public struct StoreTransaction {
 
     /// Every staged file encoded once, and the journal that holds them all with the new generation.
     /// Each file's bytes go into the journal as they will be written (pretty JSON is valid inside
-    /// compact JSON), so a big commit encodes each file once instead of twice. Files `carried`
-    /// from the commit before (written, but maybe not durable yet: `CommitSeries`) go into the
-    /// journal too, unless this commit stages the same path; their entries are reused as bytes.
-    /// The order of the entries carries no meaning.
-    func encoded(carrying carried: EncodedCommit? = nil) -> EncodedCommit {
+    /// compact JSON), so a big commit encodes each file once instead of twice. The order of the
+    /// entries carries no meaning. For a `CommitSeries` the journal holds two more kinds of files,
+    /// unless this commit stages the same path (their entries are reused as bytes):
+    /// - `carried`: the files of the commit before, written but maybe not durable yet;
+    /// - `held`: files committed earlier but never written in place. Given `held` (even empty),
+    ///   this commit holds back its own short-lived files too (`EncodedCommit.held`).
+    func encoded(carrying carried: EncodedCommit? = nil, held: [String: HeldFile]? = nil) -> EncodedCommit {
         var files: [String: [UInt8]?] = [:]
         files.reserveCapacity(staged.count)
         var entries: [UInt8] = []
         entries.reserveCapacity(staged.count * 256)
         var stateEntry: [UInt8] = []
+        var newlyHeld: [String: HeldFile] = [:]
         for (path, value) in staged {
             let bytes = encodedFiles[path] ?? value.map { $0.canonicalBytes() }
-            files[path] = .some(bytes)
             if path == StoreLayout.stateFile {
+                files[path] = .some(bytes)
                 Self.appendEntry(path, bytes, to: &stateEntry)
+            } else if held != nil, shortLived.contains(path) {
+                var entry: [UInt8] = []
+                Self.appendEntry(path, bytes, to: &entry)
+                newlyHeld[path] = HeldFile(content: bytes, entry: entry)
             } else {
+                files[path] = .some(bytes)
                 if !entries.isEmpty { entries.append(UInt8(ascii: ",")) }
                 Self.appendEntry(path, bytes, to: &entries)
             }
@@ -102,10 +121,10 @@ public struct StoreTransaction {
         journal.reserveCapacity(journal.count + stateEntry.count + entries.count + (carried?.entries.count ?? 0) + 8)
         var parts = [stateEntry, entries]
         if let carried, !carried.entries.isEmpty {
-            if carried.files.keys.contains(where: { $0 != StoreLayout.stateFile && files[$0] != nil }) {
+            if carried.files.keys.contains(where: { $0 != StoreLayout.stateFile && staged[$0] != nil }) {
                 // Staged again here: only the carried files this commit leaves alone.
                 var kept: [UInt8] = []
-                for (path, bytes) in carried.files where path != StoreLayout.stateFile && files[path] == nil {
+                for (path, bytes) in carried.files where path != StoreLayout.stateFile && staged[path] == nil {
                     if !kept.isEmpty { kept.append(UInt8(ascii: ",")) }
                     Self.appendEntry(path, bytes, to: &kept)
                 }
@@ -114,12 +133,15 @@ public struct StoreTransaction {
                 parts.append(carried.entries)
             }
         }
+        var stillHeld = newlyHeld
+        for (path, file) in held ?? [:] where staged[path] == nil { stillHeld[path] = file }
+        parts.append(contentsOf: stillHeld.values.map(\.entry))
         for part in parts where !part.isEmpty {
             if journal.last != UInt8(ascii: "[") { journal.append(UInt8(ascii: ",")) }
             journal.append(contentsOf: part)
         }
         journal.append(contentsOf: "]}\n".utf8)
-        return EncodedCommit(files: files, entries: entries, journal: journal)
+        return EncodedCommit(files: files, entries: entries, journal: journal, held: stillHeld)
     }
 
     private static func appendEntry(_ path: String, _ bytes: [UInt8]?, to out: inout [UInt8]) {
@@ -133,11 +155,22 @@ public struct StoreTransaction {
 
 /// A commit ready to write: each file's bytes (nil: remove it) and the journal's bytes.
 struct EncodedCommit {
+    /// The files to write in place now.
     let files: [String: [UInt8]?]
-    /// The journal entries of every file but `state.json`, which each commit writes anew: what a
+    /// The journal entries of `files` but `state.json`, which each commit writes anew: what a
     /// later journal carries while this commit is not durable yet.
     let entries: [UInt8]
     let journal: [UInt8]
+    /// Files in the journal but not in `files`: held back, so every later journal must hold them
+    /// until a commit stages them again (`CommitSeries`).
+    var held: [String: HeldFile] = [:]
+}
+
+/// A committed file that is not written in place yet: its bytes (nil: remove it) and its entry
+/// in the journal.
+struct HeldFile {
+    let content: [UInt8]?
+    let entry: [UInt8]
 }
 
 extension Store {

@@ -81,7 +81,7 @@ struct PushRun {
         for i in batch.ops.indices where !batch.ops[i].attempted {
             batch.ops[i].attempted = true
             batch.ops[i].attemptedAt = now
-            tx.putOperation(batch.ops[i])
+            tx.putInFlightMarker(batch.ops[i])
         }
     }
 
