@@ -56,8 +56,9 @@ public struct StoreTransaction {
     /// file a commit or two later, so a `CommitSeries` keeps it in the journal only, and never
     /// writes the file in place (`CommitSeries`). A plain commit writes it like any other file.
     public mutating func putInFlightMarker(_ op: PendingOperation) {
-        putOperation(op)
-        shortLived.insert(layout.operation(op))
+        let path = layout.operation(op)
+        put(path, op.json)
+        shortLived.insert(path)
     }
     public mutating func putConflict(_ c: Conflict) { put(layout.conflict(c.table, c.id), c.json) }
     public mutating func removeConflict(table: String, id: String) { remove(layout.conflict(table, id)) }
