@@ -16,7 +16,7 @@ import TodoBasics
 /// never written in place: they stay in every journal until a commit stages their path again,
 /// or `finish()` writes them. Why: a marker written in place is an open, a write and a close per
 /// op, for a file whose next version (usually its removal) comes 60 ms later (measured: a push
-/// of 10,000 spends 14% less time).
+/// of 10,000 in 0.79 s instead of 0.86, medians of 9 alternating runs).
 ///
 /// Commits are made one after another, never two at once (as with `Store.commit`).
 public final class CommitSeries {
