@@ -63,7 +63,6 @@ public enum WorkerPool {
     }
 }
 
-
 /// Work running on another thread (`WorkerPool.start`). Join it once; a task dropped without a
 /// join waits for its work in `deinit`, so no work outlives its owner.
 public final class BackgroundTask<R: Sendable>: @unchecked Sendable {
