@@ -4,7 +4,7 @@
 # asserts nothing (machines are shared and noisy). Not part of CI.
 #
 #   .ci/bench/sync.sh   # needs swift, python3, apt-get (installs taskwarrior, taskd, gnutls-bin, time,
-#                       # iproute2, wrk if missing); 4-9 minutes, mostly the 10,000 push and the 100,000 clone
+#                       # iproute2, wrk if missing); 1-2 minutes, mostly loading and cloning the 100,000 rows
 #   ROUNDS=5            # incremental rounds per table (median reported); KEEP=1 keeps /tmp/todo-sync-bench
 #
 # todo (release build; `todo-server --port 0 --quiet --dynamic-tables`), wall time and max RSS:
