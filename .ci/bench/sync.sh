@@ -270,8 +270,9 @@ if [ -n "$dev" ] && [ -d "/proc/fs/ext4/$dev" ] && ! ls /proc/fs/jbd2 2>/dev/nul
     "take separate block groups and one step's deletions do not reach the next step's folder"
 fi
 damon=/sys/kernel/mm/damon/admin/kdamonds/0
-if [ "$(cat "$damon/state" 2>/dev/null)" = on ] && grep -qs pageout "$damon"/contexts/0/schemes/*/action; then
-  age=$(awk -v a="$(cat "$damon"/contexts/0/schemes/0/access_pattern/age/min)" \
+scheme=$(grep -ls '^pageout$' "$damon"/contexts/0/schemes/*/action 2>/dev/null | head -1)
+if [ "$(cat "$damon/state" 2>/dev/null)" = on ] && [ -n "$scheme" ]; then
+  age=$(awk -v a="$(cat "$(dirname "$scheme")/access_pattern/age/min")" \
     -v u="$(cat "$damon"/contexts/0/monitoring_attrs/intervals/aggr_us)" 'BEGIN{printf "%.0f", a * u / 1e6}')
   echo "note: this machine pages out memory left unused for ${age} s (a DAMON pageout scheme), page cache included:" \
     "each replica is written just before its push, as taskd's upload follows its import; a replica written" \
