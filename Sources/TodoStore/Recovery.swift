@@ -46,7 +46,8 @@ enum Recovery {
     /// with one syncfs; below it, per-file fsyncs are cheaper than flushing the file system.
     static let bulkThreshold = 16
 
-    /// Writes every staged file, makes them durable, then drops the journal.
+    /// Writes every staged file, makes them durable, then drops the journal. Runs after the commit
+    /// point, so a failure is `.unfinished`: the journal stays and the change still happens.
     ///
     /// Small commits (a local command) fsync each file and each touched folder. Large ones (a
     /// pull page, a push batch) write each file in place (`writeInPlace`), then call syncfs once.
@@ -68,7 +69,7 @@ enum Recovery {
             }
             try fs.removeFile(store.layout.absolute(StoreLayout.journalFile))
         } catch {
-            throw .io(error)
+            throw .unfinished(error)
         }
     }
 

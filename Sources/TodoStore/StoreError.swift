@@ -13,6 +13,11 @@ public enum StoreError: Error, Equatable, Sendable {
     case corrupt(path: String, reason: String)
     /// The file system refused.
     case io(FileSystemError)
+    /// A commit happened (its journal is in place) but writing its files did not finish. Nothing is
+    /// lost: the journal holds the whole change, readers show it, and the next writer that can
+    /// write the files finishes it. Why a case of its own: after the commit point a failure must
+    /// not be reported as "nothing happened" (a retried `add` would make a duplicate).
+    case unfinished(FileSystemError)
     /// A reader could not get a consistent view while a writer kept changing the store.
     case busy(path: String)
 
@@ -29,6 +34,8 @@ public enum StoreError: Error, Equatable, Sendable {
             return "\(path): \(reason)"
         case .io(let e):
             return e.description
+        case .unfinished(let e):
+            return "a committed change is not written to its files yet: \(e.description)"
         case .busy(let path):
             return "the store '\(path)' kept changing while it was read"
         }
@@ -47,6 +54,8 @@ public enum StoreError: Error, Equatable, Sendable {
             return "restore or remove that file, then run 'todo doctor'"
         case .io:
             return "check the path, its permissions and the free space, then try again"
+        case .unfinished:
+            return "nothing is lost: .todo/journal.json holds the change and todo already shows it; fix the cause (permissions, free space, an immutable file: 'lsattr'), then any todo command or 'todo doctor' finishes it"
         case .busy:
             return "another todo command is writing; try again"
         }

@@ -193,10 +193,14 @@ extension Store {
 
     /// Commits all staged changes at one point (see `StoreTransaction`). An empty transaction
     /// writes nothing.
+    ///
+    /// A failure before the commit point throws and leaves no trace. A failure after it throws
+    /// `.unfinished`: the change has happened (the journal holds it; readers show it; the next
+    /// writer finishes it), and only the writing of its files is left to do.
     public func commit(_ transaction: StoreTransaction) throws(StoreError) {
         guard !transaction.isEmpty else { return }
         let encoded = Self.stamped(transaction).encoded()
-        try writeJournal(encoded.journal)
+        try writeJournal(encoded.journal, undoUnlessDurable: true)
         try Recovery.apply(encoded.files, in: self)
     }
 
@@ -208,12 +212,27 @@ extension Store {
         return tx
     }
 
-    /// Writes the journal atomically: the commit point.
-    func writeJournal(_ bytes: [UInt8]) throws(StoreError) {
+    /// Writes the journal atomically: the commit point is its rename, made durable by the fsync of
+    /// `.todo/`. A failure before the rename leaves no journal (its torn temp file is removed when
+    /// possible; recovery removes it otherwise).
+    ///
+    /// `undoUnlessDurable`: when the fsync fails, the journal is removed again, so the commit did
+    /// not happen, rather than one a power cut might still take back. Only for a journal that
+    /// replaced none that matters: a commit series' earlier journal carries files that may not be
+    /// durable yet, so a series keeps its journal and stops instead.
+    func writeJournal(_ bytes: [UInt8], undoUnlessDurable: Bool = false) throws(StoreError) {
+        let path = layout.absolute(StoreLayout.journalFile)
         do {
-            try AtomicFile.write(bytes, to: layout.absolute(StoreLayout.journalFile), in: fs)
+            try AtomicFile.write(bytes, to: path, in: fs)
+        } catch {
+            try? fs.removeFile(AtomicFile.tempPath(for: path))
+            throw .io(error)
+        }
+        do {
             try fs.syncDirectory(layout.root)
         } catch {
+            guard undoUnlessDurable else { throw .io(error) }
+            do { try fs.removeFile(path) } catch { throw .unfinished(error) }
             throw .io(error)
         }
     }

@@ -14,6 +14,12 @@ public struct CLIResult: Sendable, CustomStringConvertible {
     }
 
     public var description: String { transcript }
+
+    public init(out: String, err: String, code: Int32) {
+        self.out = out
+        self.err = err
+        self.code = code
+    }
 }
 
 /// Runs `todo` in-process against a real folder, with a fixed clock that advances one second per

@@ -1,40 +1,71 @@
 import Synchronization
 
-/// Wraps a file system and fails the n-th mutating call, as a crash would stop a command there.
+/// Wraps a file system and fails chosen calls with an errno, as a full disk, exhausted inodes, a
+/// failing disk, an immutable file or a crash would.
 ///
-/// Tests run a command with `failOnCall: n` for every n until the command succeeds, then reopen the
-/// store with the real file system and check it is valid and either before or after the command.
-/// Lives in the library (not the tests) so the CLI's end-to-end crash tests can use it too.
+/// Calls are counted from 1: every mutating call, and reads too when `countsReads` is set. Which
+/// calls fail:
+/// - `.once(n)`: only call n (an error the command sees and survives: disk full for a moment);
+/// - `.from(n)`: call n and every later one (the disk went bad, or the process died there);
+/// - `.matching(p)`: every call whose operation and path satisfy `p` (an immutable file).
+/// Tests run a command for every n until it succeeds without reaching n, then check the store
+/// with the real file system. Lives in the library (not the tests) so the CLI's end-to-end
+/// tests can use it too.
 public final class FaultyFileSystem: FileSystem {
-    public let base: any FileSystem
-    private let failOnCall: Int
-    private let calls = Mutex(0)
-
-    public init(base: any FileSystem, failOnCall: Int) {
-        self.base = base
-        self.failOnCall = failOnCall
+    public enum Plan: Sendable {
+        case once(Int)
+        case from(Int)
+        case matching(@Sendable (_ operation: String, _ path: String) -> Bool)
     }
 
-    /// Mutating calls made so far (including the failing one).
+    public let base: any FileSystem
+    private let plan: Plan
+    private let code: Int32
+    private let countsReads: Bool
+    private let calls = Mutex(0)
+
+    public init(base: any FileSystem, plan: Plan, code: Int32 = 5, countsReads: Bool = false) {
+        self.base = base
+        self.plan = plan
+        self.code = code
+        self.countsReads = countsReads
+    }
+
+    /// Fails the n-th mutating call with EIO (the original campaign's form).
+    public convenience init(base: any FileSystem, failOnCall: Int) {
+        self.init(base: base, plan: .once(failOnCall))
+    }
+
+    /// Calls counted so far (including a failing one).
     public var callCount: Int { calls.withLock { $0 } }
 
-    private func step(_ operation: String, _ path: String) throws(FileSystemError) {
+    private func step(_ operation: String, _ path: String, counted: Bool = true) throws(FileSystemError) {
+        guard counted else { return }
         let n = calls.withLock { count -> Int in
             count += 1
             return count
         }
-        if n == failOnCall {
-            throw FileSystemError(operation: operation, path: path, code: 5, reason: "injected fault (call \(n))")
+        let fails: Bool
+        switch plan {
+        case .once(let k): fails = n == k
+        case .from(let k): fails = n >= k
+        case .matching(let p): fails = p(operation, path)
+        }
+        if fails {
+            throw FileSystemError(operation: operation, path: path, code: code, reason: "injected fault (call \(n), errno \(code))")
         }
     }
 
-    public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? { try base.readFile(path) }
+    public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        try step("read", path, counted: countsReads)
+        return try base.readFile(path)
+    }
 
     public func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) {
         do {
             try step("write", path)
         } catch {
-            // A crash in the middle of a write leaves a torn file behind.
+            // A write that stops in the middle leaves a torn file behind.
             try? base.writeFile(path, Array(bytes.prefix(bytes.count / 2)), sync: false)
             throw error
         }
@@ -42,7 +73,7 @@ public final class FaultyFileSystem: FileSystem {
     }
 
     public func rename(_ from: String, to: String) throws(FileSystemError) {
-        try step("rename", from)
+        try step("rename", to)
         try base.rename(from, to: to)
     }
 
@@ -51,7 +82,10 @@ public final class FaultyFileSystem: FileSystem {
         try base.removeFile(path)
     }
 
-    public func listDirectory(_ path: String) throws(FileSystemError) -> [String]? { try base.listDirectory(path) }
+    public func listDirectory(_ path: String) throws(FileSystemError) -> [String]? {
+        try step("list", path, counted: countsReads)
+        return try base.listDirectory(path)
+    }
 
     public func createDirectory(_ path: String) throws(FileSystemError) {
         try step("create directory", path)

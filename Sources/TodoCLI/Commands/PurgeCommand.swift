@@ -53,7 +53,7 @@ struct PurgeCommand: Command {
         for item in plan.itemWrites { tx.putItem(item, table: table) }
         for receipt in plan.receipts { tx.addReceipt(receipt) }
         if plan.tokensReset > 0 { tx.putTableConfig(plan.table) }
-        try StoreAccess.commit(tx, store)
+        try StoreAccess.commit(tx, store, ctx)
 
         if !plan.operationRemovals.isEmpty {
             let conflicts = plan.conflictRemovals.isEmpty ? "" : " and \(Plural.count(plan.conflictRemovals.count, "open conflict"))"

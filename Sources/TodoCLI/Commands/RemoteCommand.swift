@@ -59,7 +59,7 @@ struct RemoteCommand: Command {
         if let pageSize { config.pageSize = pageSize }
         if let key = args.value("--app-key") { config.appKey = key.isEmpty ? nil : key }
         tx.putConfig(config)
-        try StoreAccess.commit(tx, store)
+        try StoreAccess.commit(tx, store, ctx)
         show(config, ctx, json: args.has("--json"))
         return ExitCode.ok
     }

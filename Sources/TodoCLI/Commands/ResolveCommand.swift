@@ -77,7 +77,7 @@ struct ResolveCommand: Command {
         var tx: StoreTransaction
         do { tx = try store.transaction() } catch { throw .store(error) }
         for (plan, _) in plans { stage(plan, &tx) }
-        try StoreAccess.commit(tx, store)
+        try StoreAccess.commit(tx, store, ctx)
         edited?.discard(ctx)
         for (plan, strategy) in plans { ctx.console.out(describe(plan, strategy)) }
         return ExitCode.ok

@@ -48,11 +48,13 @@ struct LocalEdit {
             throw CLIError(.failure, error.message, hint: hint)
         }
         if plan.outcome == .unchanged { return plan }
-        if (try? store.resolveTable(table)) == nil {
-            tx.putTableConfig(TableConfig(name: table))
-        }
+        // A table's first item creates it. (A failed read must not pass for "no such table": that
+        // would write a fresh table.json over the stored queries and tokens.)
+        let existing: String?
+        do { existing = try store.resolveTable(table) } catch { throw .store(error) }
+        if existing == nil { tx.putTableConfig(TableConfig(name: table)) }
         tx.apply(plan, table: table, id: id)
-        try StoreAccess.commit(tx, store)
+        try StoreAccess.commit(tx, store, ctx)
         return plan
     }
 

@@ -54,8 +54,24 @@ enum StoreAccess {
         }
     }
 
-    static func commit(_ tx: StoreTransaction, _ store: Store) throws(CLIError) {
-        do { try store.commit(tx) } catch { throw .store(error) }
+    /// Commits a command's one transaction. A failure after the commit point is not the command's
+    /// failure: the change has happened and the next command finishes writing it, so it is a
+    /// warning and the command goes on to report success (a retried `add` would duplicate).
+    static func commit(_ tx: StoreTransaction, _ store: Store, _ ctx: CommandContext) throws(CLIError) {
+        do {
+            try store.commit(tx)
+        } catch .unfinished(let cause) {
+            warnUnfinished(cause, ctx)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Two lines on stderr: the change is saved, what did not finish, and what to do.
+    static func warnUnfinished(_ cause: FileSystemError, _ ctx: CommandContext) {
+        ctx.console.err("warning: the change is saved, but writing its files did not finish: \(cause.description)")
+        ctx.console.err("hint: nothing is lost: \(StoreLayout.directoryName)/\(StoreLayout.journalFile) holds it and todo already shows it; "
+                        + "the next todo command (or 'todo doctor') finishes it once the cause is fixed")
     }
 }
 
