@@ -18,7 +18,9 @@ public struct DoctorReport: Sendable {
 }
 
 public enum Doctor {
-    public static func check(_ store: Store) -> DoctorReport {
+    /// `notWritable`: why the store could not be opened for writing (`Store.openForCheck`), so an
+    /// unfinished commit, if any, is shown through its journal and reported with that reason.
+    public static func check(_ store: Store, notWritable: StoreError? = nil) -> DoctorReport {
         var report = DoctorReport()
         func problem(_ path: String, _ message: String) {
             report.problems.append(.init(path: store.displayPath(path), message: message))
@@ -30,13 +32,18 @@ public enum Doctor {
             }
         }
 
+        checkFormatFile(store, problem)
         let state = attempt(StoreLayout.stateFile) { () throws(StoreError) in try store.state() }
         _ = attempt(StoreLayout.configFile) { () throws(StoreError) in try store.config() }
         let known: Set<String> = [StoreLayout.formatFile, StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile,
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                   StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
         for name in (try? store.fs.listDirectory(store.layout.root)) ?? [] where !known.contains(name) && !(name.hasPrefix(".") && !StoreLayout.isTemporary(name)) {
-            problem(name, name == StoreLayout.journalFile ? "an interrupted commit was not completed" : "unexpected file")
+            if name == StoreLayout.journalFile {
+                problem(name, unfinishedCommit(store, notWritable: notWritable))
+            } else {
+                problem(name, "unexpected file")
+            }
         }
 
         // Tables and items.
@@ -140,5 +147,28 @@ public enum Doctor {
         }
         report.problems.sort { ($0.path, $0.message) < ($1.path, $1.message) }
         return report
+    }
+
+    /// `format.json` says what the store is; without it (or with another format) nothing else
+    /// can be trusted, and nothing is written.
+    static func checkFormatFile(_ store: Store, _ problem: (String, String) -> Void) {
+        let path = StoreLayout.formatFile
+        guard store.fs.fileExists(store.layout.absolute(path)) else {
+            problem(path, "missing: without it this .todo is not a complete replica, and no todo command will open it; "
+                    + "if the other files are intact, recreate it holding {\"format\": 1}")
+            return
+        }
+        do {
+            try Store.checkFormat(store.layout, store.fs)
+        } catch {
+            if case .corrupt(_, let reason) = error { problem(path, reason) } else { problem(path, error.message) }
+        }
+    }
+
+    /// The message for a journal still on disk once doctor has tried to finish it.
+    static func unfinishedCommit(_ store: Store, notWritable: StoreError?) -> String {
+        let why = notWritable.map { ": \($0.message)" } ?? ""
+        return "a committed change is not written to its files yet\(why); the other checks see the store as it will be once it is, "
+            + "and any todo command that can write the folder finishes it"
     }
 }

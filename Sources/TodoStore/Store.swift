@@ -11,6 +11,10 @@ public final class Store {
     public let layout: StoreLayout
     public let fs: any FileSystem
     let lock: StoreLock?
+    /// Set by a read that found a committed change it could not finish (the folder is read-only,
+    /// a file immutable, the disk full), and so read through its journal: why it is unfinished.
+    /// Readers show the change all the same; the CLI says it is not written yet.
+    public internal(set) var unfinishedCommit: StoreError?
 
     init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {
         self.layout = layout
@@ -57,6 +61,28 @@ public final class Store {
         let store = Store(layout: layout, fs: fs, lock: lock)
         try Recovery.run(store)
         return store
+    }
+
+    /// Opens a store for `todo doctor`, which must check any store it can read. Returns a writer
+    /// (which has finished an interrupted commit) when it can be one; else a reader that sees an
+    /// unfinished commit through its journal, with the reason it could not write. A store whose
+    /// `format.json` is missing or unknown is only ever read: nothing may be written to it.
+    public static func openForCheck(at root: String, fs: any FileSystem) throws(StoreError) -> (store: Store, notWritable: StoreError?) {
+        let layout = StoreLayout(root: root)
+        let reader = Store(layout: layout, fs: fs, lock: nil)
+        do {
+            try checkFormat(layout, fs)
+        } catch {
+            return (reader, error)
+        }
+        do {
+            return (try open(at: root, fs: fs, writable: true, command: "todo doctor"), nil)
+        } catch .locked(let path, let pid, let command) {
+            throw .locked(path: path, pid: pid, command: command)
+        } catch {
+            // A damaged journal is one of the problems doctor reports; the rest is checked as is.
+            return ((try? reader.throughJournal()) ?? reader, error)
+        }
     }
 
     /// Releases the lock now rather than at deinit (e.g. before running an editor).

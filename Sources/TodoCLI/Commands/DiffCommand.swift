@@ -14,12 +14,11 @@ struct DiffCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 0, max: 1, names: "ID").first
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, store, create: false) : nil
-        let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: store) }
-        let entries: [DiffEntry]
-        do {
-            entries = try store.consistentRead { s throws(StoreError) in try DiffEntry.load(s, table: onlyTable, id: id) }
-        } catch { throw .store(error) }
+        let (id, entries) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> (String?, [DiffEntry]) in
+            let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, s, create: false) : nil
+            let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: s) }
+            do throws(StoreError) { return (id, try DiffEntry.load(s, table: onlyTable, id: id)) } catch { throw .store(error) }
+        }
         if let idArg, entries.isEmpty, !args.has("--json") {
             ctx.console.out("\(ShortID.of(id ?? idArg)): no local changes")
             return ExitCode.ok

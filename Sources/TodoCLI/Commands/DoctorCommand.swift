@@ -8,14 +8,22 @@ struct DoctorCommand: Command {
     static let discussion = """
         Completes an interrupted command if one was cut off (that is not a repair: its commit had
         happened), then checks every file of the .todo directory and the rules that tie operations,
-        items and conflicts together. Changes nothing else. Exits 1 when it finds a problem.
+        items and conflicts together. Changes nothing else. On a store it cannot write (a read-only
+        folder) it checks what it can read, an unfinished commit included. Exits 1 when it finds a
+        problem.
         """
     static let options: [OptionSpec] = [.json]
 
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
-        let store = try StoreAccess.open(ctx, writable: true, command: name)
-        let report = Doctor.check(store)
+        let (store, notWritable): (Store, StoreError?)
+        do {
+            let root = try Store.discover(from: ctx.workingDirectory, override: ctx.environment["TODO_DIR"], fs: ctx.fs)
+            (store, notWritable) = try Store.openForCheck(at: root, fs: ctx.fs)
+        } catch {
+            throw .store(error)
+        }
+        let report = Doctor.check(store, notWritable: notWritable)
         if args.has("--json") {
             let value: JSONValue = [
                 "ok": .bool(report.problems.isEmpty),

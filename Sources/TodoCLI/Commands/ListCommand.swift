@@ -19,15 +19,14 @@ struct ListCommand: Command {
         _ = try positionals(args, min: 0, max: 0, names: "")
         if args.has("--all") && args.has("--done") { throw .usage("--all and --done exclude each other", command: name) }
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let table = try StoreAccess.table(args, store, create: false)
-        let (items, pending): ([Item], [String: OperationFileName])
-        do {
-            (items, pending) = try store.consistentRead { s throws(StoreError) in
+        let (items, pending) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> ([Item], [String: OperationFileName]) in
+            let table = try StoreAccess.table(args, s, create: false)
+            do throws(StoreError) {
                 var latest: [String: OperationFileName] = [:]
                 for op in try s.operationNames() where op.table == table { latest[op.encodedID] = op }
                 return (try s.items(table: table), latest)
-            }
-        } catch { throw .store(error) }
+            } catch { throw .store(error) }
+        }
         let shown = items.filter { args.has("--all") || (args.has("--done") ? $0.isComplete : !$0.isComplete) }
         let ordered = order(shown, pending)
         if args.has("--json") {
@@ -71,15 +70,11 @@ struct ShowCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let table = try StoreAccess.table(args, store, create: false)
-        let id = try StoreAccess.resolveID(idArg, table: table, in: store)
-        let history: ItemHistory
-        let conflict: Conflict?
-        do {
-            (history, conflict) = try store.consistentRead { s throws(StoreError) in
-                (try s.history(table: table, id: id), try s.conflict(table: table, id: id))
-            }
-        } catch { throw .store(error) }
+        let (table, id, history, conflict) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
+            let table = try StoreAccess.table(args, s, create: false)
+            let id = try StoreAccess.resolveID(idArg, table: table, in: s)
+            do throws(StoreError) { return (table, id, try s.history(table: table, id: id), try s.conflict(table: table, id: id)) } catch { throw .store(error) }
+        }
         guard let item = history.item else {
             let what = history.operations.last?.kind == .delete ? "it is deleted locally (pending delete)" : "it has no local copy"
             throw CLIError(.failure, "no such item \(id): \(what)", hint: "see 'todo status' and 'todo diff \(ShortID.of(id))'")

@@ -15,13 +15,10 @@ struct LogCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let table = args.value("--table") == nil ? nil : try StoreAccess.table(args, store, create: false)
-        let (ops, receipts): ([PendingOperation], [Receipt])
-        do {
-            (ops, receipts) = try store.consistentRead { s throws(StoreError) in
-                (try s.operations(table: table), try s.receipts().filter { table == nil || $0.table == table })
-            }
-        } catch { throw .store(error) }
+        let (ops, receipts) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> ([PendingOperation], [Receipt]) in
+            let table = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
+            do throws(StoreError) { return (try s.operations(table: table), try s.receipts().filter { table == nil || $0.table == table }) } catch { throw .store(error) }
+        }
         let newestFirst = Array(receipts.reversed())
         if args.has("--json") {
             let value: JSONValue = ["pending": .array(ops.map(\.json)), "receipts": .array(newestFirst.map(\.json))]

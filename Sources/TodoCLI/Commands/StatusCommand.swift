@@ -19,14 +19,11 @@ struct StatusCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let onlyTable = args.value("--table") == nil ? nil : try StoreAccess.table(args, store, create: false)
         let wantJSON = args.has("--json")
-        let report: StatusReport
-        do {
-            report = try store.consistentRead { s throws(StoreError) in
-                try StatusReport.load(s, table: onlyTable, withOperations: wantJSON)
-            }
-        } catch { throw .store(error) }
+        let report = try StoreAccess.read(store, ctx) { s throws(CLIError) in
+            let onlyTable = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
+            do throws(StoreError) { return try StatusReport.load(s, table: onlyTable, withOperations: wantJSON) } catch { throw .store(error) }
+        }
         if wantJSON {
             ctx.console.outRaw(report.json.canonicalBytes())
         } else if args.has("--short") {

@@ -54,6 +54,29 @@ enum StoreAccess {
         }
     }
 
+    /// A consistent read for a reading command (`Store.consistentRead`), with everything it needs
+    /// (table and id resolution too) inside, so all of it sees the same state. When that state
+    /// holds a committed change that could not be written yet (a read-only folder), the command
+    /// shows it and says so on stderr.
+    static func read<T>(_ store: Store, _ ctx: CommandContext, _ body: (Store) throws(CLIError) -> T) throws(CLIError) -> T {
+        let result: Result<T, CLIError>
+        do {
+            result = try store.consistentRead { s throws(StoreError) in
+                do throws(CLIError) { return .success(try body(s)) } catch { return .failure(error) }
+            }
+        } catch {
+            throw .store(error)
+        }
+        if let unfinished = store.unfinishedCommit { warnShownUnfinished(unfinished, ctx) }
+        return try result.get()
+    }
+
+    /// What a reader says about a committed change it showed but could not write.
+    static func warnShownUnfinished(_ cause: StoreError, _ ctx: CommandContext) {
+        ctx.console.err("warning: shown with a committed change that is not written to its files yet (\(cause.message))")
+        ctx.console.err("hint: nothing is lost: \(StoreLayout.directoryName)/\(StoreLayout.journalFile) holds it; once the folder can be written, any todo command (or 'todo doctor') finishes it")
+    }
+
     /// Commits a command's one transaction. A failure after the commit point is not the command's
     /// failure: the change has happened and the next command finishes writing it, so it is a
     /// warning and the command goes on to report success (a retried `add` would duplicate).
