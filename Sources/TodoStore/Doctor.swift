@@ -154,8 +154,13 @@ public enum Doctor {
     static func checkFormatFile(_ store: Store, _ problem: (String, String) -> Void) {
         let path = StoreLayout.formatFile
         guard store.fs.fileExists(store.layout.absolute(path)) else {
-            problem(path, "missing: without it this .todo is not a complete replica, and no todo command will open it; "
-                    + "if the other files are intact, recreate it holding {\"format\": 1}")
+            let survey = StoreSurvey(root: store.layout.root, fs: store.fs)
+            if survey.isUnused {
+                problem(path, "missing: this looks like an interrupted 'todo init' (nothing was committed here yet); run 'todo init' again")
+            } else {
+                problem(path, "missing: without it this .todo is not a complete replica and no other todo command opens it "
+                        + "(it holds \(survey.summary)); if the other files are intact, recreate it holding {\"format\": 1}")
+            }
             return
         }
         do {

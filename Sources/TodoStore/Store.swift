@@ -92,9 +92,7 @@ public final class Store {
         let path = StoreLayout.formatFile
         let bytes: [UInt8]?
         do { bytes = try fs.readFile(layout.absolute(path)) } catch { throw .io(error) }
-        guard let bytes else {
-            throw .corrupt(path: layout.absolute(path), reason: "missing; this .todo directory is incomplete or not a replica")
-        }
+        guard let bytes else { throw .incomplete(path: layout.root, holds: nil) }
         do {
             try RecordReader(try JSONValue.parse(bytes)).checkFormat()
         } catch let e as JSONParseError {

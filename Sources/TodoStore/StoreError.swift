@@ -7,6 +7,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case notAReplica(start: String)
     /// `todo init` where a replica already exists.
     case alreadyInitialized(path: String)
+    /// A `.todo` folder without `format.json`: a damaged replica (or an interrupted `todo init`).
+    /// It is never reset or written; `holds` says what it has, when that was looked at.
+    case incomplete(path: String, holds: String?)
     /// Another process holds the lock.
     case locked(path: String, pid: Int32?, command: String?)
     /// A file that cannot be read as what it should be. `path` is shown as given.
@@ -27,6 +30,8 @@ public enum StoreError: Error, Equatable, Sendable {
             return "not a todo replica: no .todo directory in '\(start)' or any parent"
         case .alreadyInitialized(let path):
             return "a todo replica already exists at '\(path)'"
+        case .incomplete(let path, let holds):
+            return "'\(path)' is not a complete replica: \(StoreLayout.formatFile) is missing" + (holds.map { " (it holds \($0))" } ?? "")
         case .locked(let path, let pid, let command):
             let who = pid.map { "pid \($0)\(command.map { ", '\($0)'" } ?? "")" } ?? "unknown pid"
             return "another todo process (\(who)) holds the store lock '\(path)'"
@@ -47,6 +52,9 @@ public enum StoreError: Error, Equatable, Sendable {
             return "run 'todo init' to create one here, or set TODO_DIR to the replica's .todo directory"
         case .alreadyInitialized:
             return "use the existing replica, or remove its .todo directory first"
+        case .incomplete(let path, _):
+            return "nothing was changed; if its other files are intact, recreate \(path)/\(StoreLayout.formatFile) holding {\"format\": 1} "
+                + "and run 'todo doctor' to check them; to start a new replica here instead, move \(path) away first"
         case .locked(_, let pid, _):
             let p = pid.map(String.init) ?? "<pid>"
             return "wait for it to finish; the lock is released when that process exits (if it hangs, stop it with 'kill \(p)')"

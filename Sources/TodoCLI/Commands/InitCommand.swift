@@ -42,7 +42,15 @@ struct InitCommand: Command {
         if let problem = TableName.problem(table) { throw .usage(problem, command: command) }
         let config = ReplicaConfig(remote: remote, protocolGeneration: generation, appKey: args.value("--app-key"),
                                    defaultTable: table, installationId: ctx.ids.next(), pageSize: pageSize)
-        do { try Store.create(at: root, config: config, fs: ctx.fs) } catch { throw .store(error) }
+        do {
+            try Store.create(at: root, config: config, fs: ctx.fs)
+        } catch .unfinished(let cause) {
+            // The replica is there, but could not be made durable, nor taken back.
+            ctx.console.err("warning: the replica is created, but it may not be on disk yet: \(cause.description)")
+            ctx.console.err("hint: check the disk, then run 'todo doctor' in it")
+        } catch {
+            throw .store(error)
+        }
         return (root, config)
     }
 
