@@ -122,7 +122,7 @@ import TodoTestSupport
         // Scenario 65.
         let (dir, cli) = Self.conflictStore()
         defer { dir.remove() }
-        try S.setResolved(dir.path, id: S.d265, ["text": "I love both"])
+        try S.setResolved(dir.path, id: S.d265, ["text": "I love both", "complete": nil])
         let r = cli.run("resolve", "d265")
         #expect(r.out == "resolved D265929E using your resolution; run 'todo push' to publish\n" && r.code == 0)
         let op = try #require(S.record(dir.path, Self.op1))
@@ -131,6 +131,23 @@ import TodoTestSupport
         #expect(Self.receipts(dir.path).first?["lost"]
             == ["client": ["text": "I love Azure!", "complete": false], "server": ["text": "I love Mobile Services!", "complete": false]])
         #expect(cli.run("doctor").code == 0)
+    }
+
+    /// Issue 15 item 7: a hand-written resolution that leaves out fields of the copies is refused,
+    /// listing them, and changes nothing (it used to delete them everywhere).
+    @Test func manualObjectLeavingOutFieldsIsRefused() throws {
+        let (dir, cli) = Self.conflictStore()
+        defer { dir.remove() }
+        try S.setResolved(dir.path, id: S.d265, ["text": "I love both"])
+        let before = snapshot(dir.path)
+        let r = cli.run("resolve", "d265")
+        #expect(r.code == 1 && r.out == "")
+        #expect(r.err == """
+            error: incomplete resolution for \(S.d265) in \(S.d265Conflict): it leaves out "complete", which the base, client or server copy has
+            hint: write each of them with the value to keep, or null to remove it; 'todo diff D265929E' shows the copies
+
+            """)
+        #expect(changedPaths(snapshot(dir.path), before) == [], "the store is byte-identical")
     }
 
     @Test func manualDelete() throws {

@@ -202,7 +202,7 @@ import Testing
     @Test func rejectedManualObjectKeepsKindAndBase() throws {
         let op = F.op(.update)
         let c = F.conflict(op, server: F.server(), reason: .rejected)
-        let p = try F.plan(c, [op], F.client, .manual(["text": "fixed", "priority": 2]))
+        let p = try F.plan(c, [op], F.client, .manual(["text": "fixed", "priority": 2, "complete": nil]))
         let after = try #require(p.remaining.first)
         #expect(after.kind == .update && after.base == F.base && after.item.fields == ["text": "fixed", "priority": 2])
         #expect(p.item?.fields == ["text": "fixed", "priority": 2] && p.item?.system.version == "v1")

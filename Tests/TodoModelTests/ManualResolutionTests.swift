@@ -9,7 +9,7 @@ import Testing
 
     @Test func objectOverALiveServerCopy() throws {
         let op = F.op(.update)
-        let p = try F.plan(F.conflict(op, server: F.server()), [op], F.client, .manual(["text": "I love both"]))
+        let p = try F.plan(F.conflict(op, server: F.server()), [op], F.client, .manual(["text": "I love both", "complete": nil]))
         let after = try #require(p.remaining.first)
         #expect(after.kind == .update && after.base == F.server() && after.item.fields == ["text": "I love both"])
         #expect(p.item?.fields == ["text": "I love both"] && p.item?.system.version == "v2")
@@ -20,10 +20,10 @@ import Testing
 
     @Test func objectTurnsAnInsertOrADeleteIntoAnUpdate() throws {
         let insert = F.op(.insert, base: nil)
-        let p = try F.plan(F.conflict(insert, server: F.server()), [insert], F.client, .manual(["text": "z"]))
+        let p = try F.plan(F.conflict(insert, server: F.server()), [insert], F.client, .manual(["text": "z", "complete": nil]))
         #expect(p.remaining.first?.kind == .update && p.removals == [insert])
         let delete = F.op(.delete, item: F.base)
-        let q = try F.plan(F.conflict(delete, server: F.server()), [delete], nil, .manual(["text": "z"]))
+        let q = try F.plan(F.conflict(delete, server: F.server()), [delete], nil, .manual(["text": "z", "complete": nil]))
         #expect(q.remaining.first?.kind == .update && q.item?.fields == ["text": "z"] && q.item?.id == "X")
     }
 
@@ -35,10 +35,10 @@ import Testing
 
     @Test func objectOverADeletedOrMissingServerCopy() throws {
         let op = F.op(.update)
-        let restored = try F.plan(F.conflict(op, server: F.server(deleted: true)), [op], F.client, .manual(["text": "z"]))
+        let restored = try F.plan(F.conflict(op, server: F.server(deleted: true)), [op], F.client, .manual(["text": "z", "complete": nil]))
         #expect(restored.remaining.first?.kind == .update && restored.remaining.first?.restore == true)
         #expect(restored.remaining.first?.base == F.server(deleted: true))
-        let reinserted = try F.plan(F.conflict(op, server: nil), [op], F.client, .manual(["text": "z"]))
+        let reinserted = try F.plan(F.conflict(op, server: nil), [op], F.client, .manual(["text": "z", "complete": nil]))
         #expect(reinserted.remaining.first?.kind == .insert && reinserted.remaining.first?.base == nil)
         #expect(reinserted.item == Item(id: "X", fields: ["text": "z"]))
     }
@@ -101,6 +101,28 @@ import Testing
                 reason: "\"bad name\" is not a valid field name; use letters, digits and '_', starting with a letter or '_' (at most 128)"),
     ]
 
+    /// Issue 15 item 7: a resolution is the whole wanted item, so every field that the base,
+    /// client or server copy has must be in it, with a value or an explicit null.
+    @Test func aResolutionThatLeavesOutFieldsIsRefusedListingThem() throws {
+        let base = Item(id: "X", fields: ["text": "a", "complete": false, "old": 1], system: F.v1)
+        let op = F.op(.update, base: base)
+        var c = F.conflict(op, server: F.server(["text": "c", "complete": false, "priority": 2]))
+        c.base = base
+        #expect(throws: ResolutionFailure.incompleteResolution(id: "X", fields: ["complete", "old", "priority"])) {
+            try F.plan(c, [op], F.client, .manual(["text": "I love both"]))
+        }
+        #expect(ResolutionFailure.incompleteResolution(id: "X", fields: ["complete", "old"]).message(conflictFile: ".todo/conflicts/t.x.json")
+            == "incomplete resolution for X in .todo/conflicts/t.x.json: it leaves out \"complete\", \"old\", which the base, client or server copy has")
+        // An explicit null removes a field on purpose.
+        let p = try F.plan(c, [op], F.client, .manual(["text": "I love both", "complete": true, "old": nil, "priority": nil]))
+        #expect(p.item?.fields == ["text": "I love both", "complete": true])
+        // A deletion copy (no client) still needs the base's and the server's fields.
+        let delete = F.op(.delete, item: F.base)
+        #expect(throws: ResolutionFailure.incompleteResolution(id: "X", fields: ["complete"])) {
+            try F.plan(F.conflict(delete, server: F.server()), [delete], nil, .manual(["text": "z"]))
+        }
+    }
+
     @Test(arguments: invalid)
     func invalidResolutionsAreRefused(_ c: Invalid) {
         let op = F.op(.update)
@@ -123,6 +145,19 @@ import Testing
         let c = F.conflict(op, server: F.server(["text": "c", "complete": true, "priority": 2]))
         #expect(ResolvedCopy.proposal(c, operation: op, item: local)
             == ["id": "X", "text": "b", "complete": true, "note": "n", "priority": 2])
+    }
+
+    /// A field the proposal leaves out (here removed by the client and kept by the server) is
+    /// written as null, so the proposal is a complete resolution (issue 15 item 7).
+    @Test func proposalWritesNullForFieldsItLeavesOut() throws {
+        let base = Item(id: "X", fields: ["text": "a", "note": "n"], system: F.v1)
+        let op = F.op(.update, item: Item(id: "X", fields: ["text": "b"]), base: base)
+        var c = F.conflict(op, server: F.server(["text": "c", "note": "n"]))
+        c.base = base
+        c.client = Item(id: "X", fields: ["text": "b"], system: F.v1)
+        let proposal = ResolvedCopy.proposal(c, operation: op, item: c.client)
+        #expect(proposal == ["id": "X", "text": "b", "note": nil])
+        #expect(try ResolvedCopy.fields(proposal, id: "X", required: ResolvedCopy.fieldNames(c)) == ["text": "b"])
     }
 
     @Test func proposalOverADeletedOrMissingServerIsTheClientCopy() {

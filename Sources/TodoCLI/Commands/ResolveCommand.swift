@@ -127,6 +127,7 @@ struct ResolveCommand: Command {
         case .deletionCannotBeMerged: return "keep one side with --use-client or --use-server"
         case .nothingToMerge: return "--use-client sends it again, --use-server takes the server copy, --edit fixes it"
         case .invalidResolution: return "write the wanted item as an object of fields, or \"delete\""
+        case .incompleteResolution: return "write each of them with the value to keep, or null to remove it; 'todo diff \(short)' shows the copies"
         case .inconsistent: return "run 'todo doctor'"
         }
     }

@@ -15,12 +15,13 @@ enum Editor {
     }
 
     /// A new empty file for the proposal, under `$TMPDIR` (default /tmp), named so people
-    /// recognise it: `todo-resolve-<short id>-XXXXXX.json`.
+    /// recognise it: `todo-resolve-<short id>-XXXXXX.jsonc` (JSON with comments, so editors
+    /// highlight it without flagging the comment lines).
     static func temporaryFile(_ environment: [String: String], label: String) throws(CLIError) -> String {
         let dir = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let safe = String(label.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }.prefix(8).map(Character.init))
-        var template = Array("\(dir)/todo-resolve-\(safe)-XXXXXX.json".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
+        var template = Array("\(dir)/todo-resolve-\(safe)-XXXXXX.jsonc".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 6) }
         guard fd >= 0 else {
             throw CLIError(.failure, "cannot create a temporary file in \(dir): \(errnoText(errno))",
                            hint: "set TMPDIR to a writable folder")

@@ -28,6 +28,8 @@ public enum ResolutionFailure: Error, Equatable, Sendable {
     case nothingToMerge(id: String)
     /// `resolved` is not a valid item or "delete".
     case invalidResolution(id: String, reason: String)
+    /// `resolved` leaves out fields that the base, client or server copy has (sorted).
+    case incompleteResolution(id: String, fields: [String])
     /// The queue does not match the conflict (a hand-edited store); `todo doctor` says more.
     case inconsistent(id: String, reason: String)
 
@@ -44,6 +46,9 @@ public enum ResolutionFailure: Error, Equatable, Sendable {
             return "cannot merge \(id): the server rejected the operation, so there is nothing to merge"
         case .invalidResolution(let id, let reason):
             return "invalid resolution for \(id) in \(conflictFile): \(reason)"
+        case .incompleteResolution(let id, let fields):
+            let list = fields.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "incomplete resolution for \(id) in \(conflictFile): it leaves out \(list), which the base, client or server copy has"
         case .inconsistent(let id, let reason):
             return "cannot resolve \(id): \(reason)"
         }
@@ -210,7 +215,7 @@ public enum ConflictResolution {
             o.item = (item ?? s).userCopy
             return Draft(op: o, item: nil, foldLater: false)
         }
-        let fields = try ResolvedCopy.fields(resolved, id: c.id)
+        let fields = try ResolvedCopy.fields(resolved, id: c.id, required: ResolvedCopy.fieldNames(c))
         let id = item?.id ?? op.item.id
         var o = op
         o.item = Item(id: id, fields: fields)

@@ -115,7 +115,7 @@ import TodoTestSupport
         let world = try SyncWorld()
         let b = world.replica("B")
         let (_, v2) = try world.textConflict(b)
-        try b.writeResolution("x", ["text": "I love both"])
+        try b.writeResolution("x", ["text": "I love both", "complete": nil])  // null: removed on purpose (issue 15 item 7)
         b.expect(0, "resolve", "x")
         #expect(b.item("x")?["text"] == "I love both")
         let op = try #require(b.operations.first)
@@ -132,7 +132,7 @@ import TodoTestSupport
         #expect(world.writes().count == 1)
         #expect(patch.method == "PATCH")
         #expect(patch.headers["If-Match"] == "\"\(v2)\"")
-        // The resolution is the whole wanted item: `complete`, which it leaves out, is cleared.
+        // The resolution is the whole wanted item: `complete`, which it sets to null, is cleared.
         #expect(patch.json == ["id": "x", "text": "I love both", "complete": .null])
         #expect(world.row("x")?["text"] == "I love both")
         #expect(b.operations.isEmpty && b.conflicts.isEmpty)
@@ -219,7 +219,7 @@ import TodoTestSupport
         let conflict = try #require(b.conflicts.first)
         #expect(conflict["reason"] == "rejected")
         #expect(conflict["status"] == 400)
-        try b.writeResolution("x", ["text": "bad", "complete": false])
+        try b.writeResolution("x", ["text": "bad", "complete": false, "priority": nil])  // null: dropped on purpose (issue 15 item 7)
         b.expect(0, "resolve", "x")
         let op = try #require(b.operations.first)
         #expect(op["kind"] == "insert")
