@@ -1,8 +1,8 @@
 import TodoBasics
 import TodoModel
 
-/// `todo doctor`: checks every file of the store and every invariant of sync.md §2.2.2, and
-/// reports every problem it finds (it does not stop at the first). It changes nothing.
+/// What `todo doctor` found: every problem (it does not stop at the first), notes that are not
+/// problems, and counts.
 public struct DoctorReport: Sendable {
     public struct Problem: Sendable, Equatable {
         public var path: String
@@ -10,6 +10,8 @@ public struct DoctorReport: Sendable {
     }
 
     public var problems: [Problem] = []
+    /// Things worth knowing that break nothing (an editor's backup beside a record).
+    public var notes: [Problem] = []
     public var items = 0
     public var operations = 0
     public var conflicts = 0
@@ -17,40 +19,100 @@ public struct DoctorReport: Sendable {
     public var tables = 0
 }
 
-public enum Doctor {
-    /// `notWritable`: why the store could not be opened for writing (`Store.openForCheck`), so an
-    /// unfinished commit, if any, is shown through its journal and reported with that reason.
-    public static func check(_ store: Store, notWritable: StoreError? = nil) -> DoctorReport {
-        var report = DoctorReport()
-        func problem(_ path: String, _ message: String) {
-            report.problems.append(.init(path: store.displayPath(path), message: message))
-        }
-        func attempt<T>(_ path: String, _ body: () throws(StoreError) -> T?) -> T? {
-            do { return try body() } catch {
-                if case .corrupt(_, let reason) = error { problem(path, reason) } else { problem(path, error.message) }
-                return nil
-            }
-        }
+/// `todo doctor`: checks every file of the store and every invariant of sync.md §2.2.2, the edits
+/// made by hand that todo has not recorded (`HandEdit`), system properties, symbolic links and
+/// the remote URL. It changes nothing.
+public struct Doctor {
+    let store: Store
+    /// Why the store could not be opened for writing (`Store.openForCheck`), so an unfinished
+    /// commit, if any, is shown through its journal and reported with that reason.
+    let notWritable: StoreError?
+    /// What is wrong with a remote URL, or nil: the URL rules live with the transport, above the store.
+    let remoteProblem: (String) -> String?
+    var report = DoctorReport()
+    var state: ReplicaState?
+    var tables: [String] = []
+    var itemFiles: [String: ItemFile] = [:]
+    var opsByKey: [String: [PendingOperation]] = [:]
+    var conflictsByKey: [String: Conflict] = [:]
 
-        checkFormatFile(store, problem)
-        let state = attempt(StoreLayout.stateFile) { () throws(StoreError) in try store.state() }
-        _ = attempt(StoreLayout.configFile) { () throws(StoreError) in try store.config() }
+    public static func check(_ store: Store, notWritable: StoreError? = nil,
+                             remoteProblem: @escaping (String) -> String? = { _ in nil }) -> DoctorReport {
+        var doctor = Doctor(store: store, notWritable: notWritable, remoteProblem: remoteProblem)
+        doctor.checkTop()
+        doctor.checkTables()
+        doctor.checkOperations()
+        doctor.checkConflicts()
+        doctor.checkInvariants()
+        doctor.checkReceipts()
+        doctor.report.problems.sort { ($0.path, $0.message) < ($1.path, $1.message) }
+        doctor.report.notes.sort { ($0.path, $0.message) < ($1.path, $1.message) }
+        return doctor.report
+    }
+
+    mutating func problem(_ path: String, _ message: String) {
+        report.problems.append(.init(path: store.displayPath(path), message: message))
+    }
+
+    /// Runs a read, turning its failure into a problem of `path`.
+    mutating func attempt<T>(_ path: String, _ body: () throws(StoreError) -> T?) -> T? {
+        do { return try body() } catch {
+            if case .corrupt(_, let reason) = error { problem(path, reason) } else { problem(path, error.message) }
+            return nil
+        }
+    }
+
+    /// The names in a folder that hold records: hidden and editor leftovers are noted (todo
+    /// ignores them), todo's own temp files and symbolic links are problems.
+    mutating func entries(_ dir: String) -> [String] {
+        var names: [String] = []
+        for name in ((try? store.fs.listDirectory(store.layout.absolute(dir))) ?? nil)?.sorted() ?? [] {
+            let path = dir.isEmpty ? name : dir + "/" + name
+            if store.fs.isSymbolicLink(store.layout.absolute(path)) {
+                problem(path, "a symbolic link: todo replaces a file when it writes it, so the link's target would silently stop "
+                        + "being the store's; put the file itself here")
+                continue
+            }
+            if StoreLayout.isTemporary(name) {
+                problem(path, "leftover temporary file")
+                continue
+            }
+            if StoreLayout.isLeftover(name) {
+                report.notes.append(.init(path: store.displayPath(path), message: "not a record (an editor's leftover?): todo ignores it"))
+                continue
+            }
+            names.append(name)
+        }
+        return names
+    }
+
+    mutating func checkTop() {
+        let store = self.store
+        var found: [(String, String)] = []
+        Self.checkFormatFile(store) { found.append(($0, $1)) }
+        for (path, message) in found { problem(path, message) }
+        state = attempt(StoreLayout.stateFile) { () throws(StoreError) in try store.state() }
+        if let config = attempt(StoreLayout.configFile, { () throws(StoreError) in try store.config() }),
+           let remote = config.remote, let why = remoteProblem(remote) {
+            problem(StoreLayout.configFile, "\"remote\" is \(JSONValue.string(remote).compactText): \(why); push and pull cannot use it "
+                    + "(set another with 'todo remote set URL')")
+        }
         let known: Set<String> = [StoreLayout.formatFile, StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile,
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                   StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
-        for name in (try? store.fs.listDirectory(store.layout.root)) ?? [] where !known.contains(name) && !(name.hasPrefix(".") && !StoreLayout.isTemporary(name)) {
-            if name == StoreLayout.journalFile {
-                problem(name, unfinishedCommit(store, notWritable: notWritable))
-            } else {
-                problem(name, "unexpected file")
-            }
+        for name in entries("") where !known.contains(name) {
+            problem(name, name == StoreLayout.journalFile ? Self.unfinishedCommit(notWritable) : "unexpected file")
         }
+    }
 
-        // Tables and items.
-        var itemsByKey: [String: Item] = [:]
-        let tables = (try? store.tables()) ?? []
+    mutating func checkTables() {
+        let store = self.store
+        tables = entries(StoreLayout.tablesDirectory)
         report.tables = tables.count
         for table in tables {
+            for name in entries(store.layout.tableDirectory(table)) where name != "table.json" && name != "items" {
+                problem(store.layout.tableDirectory(table) + "/" + name, "unexpected file")
+            }
             let configPath = store.layout.tableConfig(table)
             if let config = attempt(configPath, { () throws(StoreError) in try store.tableConfig(table) }) {
                 if config.name != table { problem(configPath, "\"name\" is \"\(config.name)\" but the folder is '\(table)'") }
@@ -58,122 +120,18 @@ public enum Doctor {
                 problem(configPath, "missing")
             }
             let dir = store.layout.itemsDirectory(table)
-            for name in (try? store.fs.listDirectory(store.layout.absolute(dir))) ?? [] {
+            for name in entries(dir) {
                 let path = dir + "/" + name
-                if StoreLayout.isTemporary(name) { problem(path, "leftover temporary file"); continue }
-                guard let item = attempt(path, { () throws(StoreError) in try store.decode(path, Item.init(json:)) }) else { continue }
+                guard let file = attempt(path, { () throws(StoreError) in try store.decodeItemFile(path) }) else { continue }
                 report.items += 1
+                let item = file.item
                 if IDEncoding.fileName(for: item.id) + ".json" != name {
                     problem(path, "the file name does not match the id \"\(item.id)\"")
                 }
                 if item.system.deleted != nil { problem(path, "an item file never holds ms_deleted") }
                 if let p = ItemID.problem(item.id) { problem(path, "invalid id: \(p)") }
-                itemsByKey["\(table)/\(ItemID.key(item.id))"] = item
+                itemFiles["\(table)/\(ItemID.key(item.id))"] = file
             }
         }
-
-        // Operations.
-        var opsByKey: [String: [PendingOperation]] = [:]
-        var sequences = Set<Int>()
-        for name in (try? store.fs.listDirectory(store.layout.absolute(StoreLayout.operationsDirectory))) ?? [] {
-            let path = StoreLayout.operationsDirectory + "/" + name
-            if StoreLayout.isTemporary(name) { problem(path, "leftover temporary file"); continue }
-            if name.hasPrefix(".") { continue }
-            guard let parsed = OperationFileName(parsing: name) else {
-                problem(path, "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json"); continue
-            }
-            guard let op = attempt(path, { () throws(StoreError) in try store.operation(parsed) }) else { continue }
-            report.operations += 1
-            if !sequences.insert(op.sequence).inserted { problem(path, "sequence \(op.sequence) is used twice") }
-            if let state, op.sequence >= state.nextSequence {
-                problem(path, "sequence \(op.sequence) is not below nextSequence \(state.nextSequence) in state.json")
-            }
-            if !tables.contains(op.table) { problem(path, "table '\(op.table)' does not exist in this replica") }
-            opsByKey["\(op.table)/\(ItemID.key(op.id))", default: []].append(op)
-        }
-
-        // Conflicts.
-        var conflictKeys: [String: Conflict] = [:]
-        for name in (try? store.fs.listDirectory(store.layout.absolute(StoreLayout.conflictsDirectory))) ?? [] {
-            let path = StoreLayout.conflictsDirectory + "/" + name
-            if StoreLayout.isTemporary(name) { problem(path, "leftover temporary file"); continue }
-            if name.hasPrefix(".") { continue }
-            guard let c = attempt(path, { () throws(StoreError) in try store.decode(path, Conflict.init(json:)) }) else { continue }
-            report.conflicts += 1
-            if store.layout.conflict(c.table, c.id) != path { problem(path, "the file name does not match table '\(c.table)' and id \"\(c.id)\"") }
-            let key = "\(c.table)/\(ItemID.key(c.id))"
-            conflictKeys[key] = c
-            if !(opsByKey[key] ?? []).contains(where: { $0.sequence == c.operation.sequence }) {
-                problem(path, "its operation #\(c.operation.sequence) is not pending")
-            }
-        }
-
-        // Invariants per item (sync.md §2.2.2).
-        for (key, unsorted) in opsByKey {
-            let ops = unsorted.sorted { $0.sequence < $1.sequence }
-            let last = ops.last!
-            let path = store.layout.operation(last)
-            for (i, op) in ops.enumerated() {
-                if op.kind == .insert && i > 0 { problem(store.layout.operation(op), "an insert must be the item's first operation") }
-                // Behind an insert (sealed, or unsealed by a conflict) the base is that insert's
-                // provisional one: null until the insert's push brings the server copy (§3.5.1).
-                if op.kind != .insert && op.base == nil && ops.first?.kind != .insert {
-                    problem(store.layout.operation(op), "\(op.kind == .update ? "an update" : "a delete") needs a base")
-                }
-                if op.kind == .delete && i < ops.count - 1 { problem(store.layout.operation(ops[i + 1]), "an operation follows a delete") }
-                if !op.isSealed && i < ops.count - 1 && conflictKeys[key]?.operation.sequence != op.sequence {
-                    problem(store.layout.operation(op), "an unsealed operation must be the item's last")
-                }
-            }
-            let item = itemsByKey[key]
-            if last.kind == .delete, item != nil { problem(path, "the item is deleted here but its item file exists") }
-            if last.kind != .delete, !last.isSealed, let item, !item.sameUserFields(as: last.item) {
-                problem(path, "\"item\" differs from the item file \(store.layout.item(last.table, last.id))")
-            }
-            if last.kind != .delete, item == nil { problem(path, "the item file is missing") }
-        }
-
-        // Receipts.
-        for name in (try? store.fs.listDirectory(store.layout.absolute(StoreLayout.receiptsDirectory))) ?? [] {
-            let path = StoreLayout.receiptsDirectory + "/" + name
-            if StoreLayout.isTemporary(name) { problem(path, "leftover temporary file"); continue }
-            if name.hasPrefix(".") { continue }
-            guard let r = attempt(path, { () throws(StoreError) in try store.decode(path, Receipt.init(json:)) }) else { continue }
-            report.receipts += 1
-            if store.layout.receipt(r) != path { problem(path, "the file name does not match its number, decision, table and id") }
-            if let state, r.number >= state.nextReceipt {
-                problem(path, "receipt number \(r.number) is not below nextReceipt \(state.nextReceipt) in state.json")
-            }
-        }
-        report.problems.sort { ($0.path, $0.message) < ($1.path, $1.message) }
-        return report
-    }
-
-    /// `format.json` says what the store is; without it (or with another format) nothing else
-    /// can be trusted, and nothing is written.
-    static func checkFormatFile(_ store: Store, _ problem: (String, String) -> Void) {
-        let path = StoreLayout.formatFile
-        guard store.fs.fileExists(store.layout.absolute(path)) else {
-            let survey = StoreSurvey(root: store.layout.root, fs: store.fs)
-            if survey.isUnused {
-                problem(path, "missing: this looks like an interrupted 'todo init' (nothing was committed here yet); run 'todo init' again")
-            } else {
-                problem(path, "missing: without it this .todo is not a complete replica and no other todo command opens it "
-                        + "(it holds \(survey.summary)); if the other files are intact, recreate it holding {\"format\": 1}")
-            }
-            return
-        }
-        do {
-            try Store.checkFormat(store.layout, store.fs)
-        } catch {
-            if case .corrupt(_, let reason) = error { problem(path, reason) } else { problem(path, error.message) }
-        }
-    }
-
-    /// The message for a journal still on disk once doctor has tried to finish it.
-    static func unfinishedCommit(_ store: Store, notWritable: StoreError?) -> String {
-        let why = notWritable.map { ": \($0.message)" } ?? ""
-        return "a committed change is not written to its files yet\(why); the other checks see the store as it will be once it is, "
-            + "and any todo command that can write the folder finishes it"
     }
 }

@@ -63,6 +63,7 @@ struct JournalView: FileSystem {
     }
 
     func isDirectory(_ path: String) -> Bool { added[path] != nil || base.isDirectory(path) }
+    func isSymbolicLink(_ path: String) -> Bool { writes[path] == nil && base.isSymbolicLink(path) }
 
     func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) { throw readOnly("write", path) }
     func rename(_ from: String, to: String) throws(FileSystemError) { throw readOnly("rename", from) }

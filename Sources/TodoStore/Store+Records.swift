@@ -33,21 +33,68 @@ extension Store {
 
     // MARK: Items
 
+    /// The item, as its file holds it. A hand edit of the file is refused (`.editedByHand`), or
+    /// noted in `handEditLog`.
     public func item(table: String, id: String) throws(StoreError) -> Item? {
-        let path = layout.item(table, id)
-        guard let item = try decode(path, Item.init(json:)) else { return nil }
-        guard ItemID.same(item.id, id) else { return nil }  // a hashed name shared by another id
-        return item
+        guard let file = try itemFile(table: table, id: id) else { return nil }
+        try check(file, table: table)
+        return file.item
     }
 
-    /// Every item of a table (reads the whole items folder).
+    /// The item file, hand edit or not (`edit --adopt` and `--discard` need what todo wrote).
+    public func itemFile(table: String, id: String) throws(StoreError) -> ItemFile? {
+        let path = layout.item(table, id)
+        guard let file = try decodeItemFile(path), ItemID.same(file.item.id, id) else { return nil }  // a hashed name shared by another id
+        return file
+    }
+
+    /// Every item of a table (reads the whole items folder); hand edits as for `item`.
     public func items(table: String) throws(StoreError) -> [Item] {
-        let dir = layout.itemsDirectory(table)
         var items: [Item] = []
-        for name in try list(dir) where name.hasSuffix(".json") {
-            if let item = try decode(dir + "/" + name, Item.init(json:)) { items.append(item) }
+        for file in try itemFiles(table: table) {
+            try check(file, table: table)
+            items.append(file.item)
         }
         return items
+    }
+
+    /// Every item file of a table, hand-edited or not. A large table is read on 8 threads.
+    public func itemFiles(table: String) throws(StoreError) -> [ItemFile] {
+        let dir = layout.itemsDirectory(table)
+        return try readItemFiles(try list(dir).filter { $0.hasSuffix(".json") }.map { dir + "/" + $0 }, parallel: true)
+    }
+
+    /// The item files at these paths (missing ones left out); more than 256 on 8 threads.
+    func readItemFiles(_ paths: [String], parallel: Bool) throws(StoreError) -> [ItemFile] {
+        guard parallel, paths.count > 256 else { return try readItemFiles(paths) }
+        let reader = ParallelReader(store: self)
+        var files: [ItemFile] = []
+        for result in WorkerPool.map(Recovery.chunks(paths, count: 8), width: 8, { chunk in reader.readItems(chunk) }) { files += try result.get() }
+        return files
+    }
+
+    fileprivate func readItemFiles(_ paths: [String]) throws(StoreError) -> [ItemFile] {
+        var files: [ItemFile] = []
+        for path in paths { if let file = try decodeItemFile(path) { files.append(file) } }
+        return files
+    }
+
+    func decodeItemFile(_ path: String) throws(StoreError) -> ItemFile? {
+        guard case .object(let object)? = try record(path) else {
+            if fs.fileExists(layout.absolute(path)) { _ = try decode(path, Item.init(json:)) }  // not an object: the usual message
+            return nil
+        }
+        do {
+            return ItemFile(path: path, item: try Item(json: .object(object)), written: try ItemFileCodec.written(object))
+        } catch {
+            throw .corrupt(path: displayPath(path), reason: error.message)
+        }
+    }
+
+    /// Refuses or notes a hand-edited item file.
+    func check(_ file: ItemFile, table: String) throws(StoreError) {
+        guard let changes = file.handChanges else { return }
+        try met(HandEdit(table: table, id: file.item.id, path: file.path, subject: .item(changes: changes)))
     }
 
     /// Items whose id starts with `prefix`, ignoring case (for short ids, like git's).
@@ -168,10 +215,26 @@ extension Store {
         return result.sorted { $0.number < $1.number }
     }
 
-    /// What the collapse rules need to know about one item.
+    /// What the collapse rules need to know about one item. A hand edit of the item file, or of
+    /// its last operation's copy to send, is refused (`.editedByHand`) or noted in `handEditLog`.
     public func history(table: String, id: String) throws(StoreError) -> ItemHistory {
-        ItemHistory(table: table, id: id, item: try item(table: table, id: id),
-                    operations: try operations(table: table, id: id), hasConflict: hasConflict(table: table, id: id))
+        let file = try itemFile(table: table, id: id)
+        let ops = try operations(table: table, id: id)
+        for edit in handEdits(file, operations: ops, table: table) { try met(edit) }
+        return ItemHistory(table: table, id: id, item: file?.item, operations: ops, hasConflict: hasConflict(table: table, id: id))
+    }
+
+    /// The hand edits an item file and its operations show (see `HandEdit`).
+    public func handEdits(_ file: ItemFile?, operations ops: [PendingOperation], table: String) -> [HandEdit] {
+        var edits: [HandEdit] = []
+        if let file, let changes = file.handChanges {
+            edits.append(HandEdit(table: table, id: file.item.id, path: file.path, subject: .item(changes: changes)))
+        }
+        if let file, let written = file.written, let last = ops.last, last.kind != .delete, last.item.fields != written {
+            edits.append(HandEdit(table: table, id: last.id, path: layout.operation(last),
+                                  subject: .operation(sequence: last.sequence, changes: FieldChange.between(written, last.item.fields))))
+        }
+        return edits
     }
 }
 
@@ -183,6 +246,14 @@ private final class ParallelReader: @unchecked Sendable {
     func read(_ names: [OperationFileName]) -> Result<[PendingOperation], StoreError> {
         do throws(StoreError) {
             return .success(try store.read(names))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func readItems(_ paths: [String]) -> Result<[ItemFile], StoreError> {
+        do throws(StoreError) {
+            return .success(try store.readItemFiles(paths))
         } catch {
             return .failure(error)
         }

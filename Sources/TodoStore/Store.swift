@@ -15,6 +15,9 @@ public final class Store {
     /// a file immutable, the disk full), and so read through its journal: why it is unfinished.
     /// Readers show the change all the same; the CLI says it is not written yet.
     public internal(set) var unfinishedCommit: StoreError?
+    /// Set by a command that shows hand-edited files as they are and reports them (a reader);
+    /// without it, reading one throws `.editedByHand` (`HandEdit`).
+    public var handEditLog: HandEditLog?
 
     init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {
         self.layout = layout
@@ -124,9 +127,12 @@ public final class Store {
         do { return try decode(value) } catch { throw .corrupt(path: displayPath(relative), reason: error.message) }
     }
 
+    /// The names in a folder of the store, without hidden files and editor leftovers
+    /// (`StoreLayout.isLeftover`): people edit these files, and a backup beside one never breaks
+    /// a command.
     public func list(_ relative: String) throws(StoreError) -> [String] {
         do {
-            return (try fs.listDirectory(layout.absolute(relative)) ?? []).filter { !$0.hasPrefix(".") }
+            return (try fs.listDirectory(layout.absolute(relative)) ?? []).filter { !StoreLayout.isLeftover($0) }
         } catch { throw .io(error) }
     }
 

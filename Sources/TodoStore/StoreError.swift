@@ -21,6 +21,9 @@ public enum StoreError: Error, Equatable, Sendable {
     /// write the files finishes it. Why a case of its own: after the commit point a failure must
     /// not be reported as "nothing happened" (a retried `add` would make a duplicate).
     case unfinished(FileSystemError)
+    /// A file changed outside todo, which todo has not recorded (issue 15 item 8). Changes, push
+    /// and pull refuse it; the reading commands show it and report it instead.
+    case editedByHand(HandEdit)
     /// A reader could not get a consistent view while a writer kept changing the store.
     case busy(path: String)
 
@@ -43,6 +46,8 @@ public enum StoreError: Error, Equatable, Sendable {
             return "a committed change is not written to its files yet: \(e.description)"
         case .busy(let path):
             return "the store '\(path)' kept changing while it was read"
+        case .editedByHand(let edit):
+            return Self.editedByHandMessage(edit)
         }
     }
 
@@ -66,6 +71,27 @@ public enum StoreError: Error, Equatable, Sendable {
             return "nothing is lost: .todo/journal.json holds the change and todo already shows it; fix the cause (permissions, free space, an immutable file: 'lsattr'), then any todo command or 'todo doctor' finishes it"
         case .busy:
             return "another todo command is writing; try again"
+        case .editedByHand(let edit):
+            return Self.editedByHandHint(edit)
+        }
+    }
+
+    /// What `.editedByHand` says; the reading commands print it as a warning.
+    public static func editedByHandMessage(_ edit: HandEdit) -> String {
+        let path = StoreLayout.directoryName + "/" + edit.path
+        switch edit.subject {
+        case .item: return "\(path) was edited by hand (\(edit.summary)), and todo has not recorded it as a change"
+        case .operation: return "\(path) was edited by hand (\(edit.summary), unlike the item), and todo has not recorded it"
+        }
+    }
+
+    public static func editedByHandHint(_ edit: HandEdit) -> String {
+        let short = edit.id.count <= 8 ? edit.id : String(edit.id.prefix(8))
+        switch edit.subject {
+        case .item:
+            return "record it with 'todo edit \(short) --adopt', or put back what todo wrote with 'todo edit \(short) --discard'"
+        case .operation:
+            return "keep it (the item then shows what the operation sends) with 'todo edit \(short) --adopt', or put back what todo wrote with 'todo edit \(short) --discard'"
         }
     }
 }

@@ -42,6 +42,13 @@ public struct StoreLayout: Sendable {
 
     /// Names of files a writer may leave behind when it is killed mid-write (`AtomicFile`).
     public static func isTemporary(_ name: String) -> Bool { name.hasPrefix(".") && name.hasSuffix(".tmp") }
+
+    /// Hidden files (todo's temp files, `.x.swp`, Emacs' `.#x` locks) and what editors and people
+    /// leave beside a file they edit: `x~`, `x.bak`, `x.orig`, `x.swp`, `x.tmp`. Never records.
+    public static func isLeftover(_ name: String) -> Bool {
+        name.hasPrefix(".") || name.hasSuffix("~")
+            || [".bak", ".orig", ".swp", ".tmp"].contains { name.hasSuffix($0) }
+    }
 }
 
 /// `<sequence>.<kind>.<table>.<enc>.json`: the queue order and what an operation touches, readable

@@ -42,7 +42,9 @@ extension Store {
     /// on disk.
     public func throughJournal() throws(StoreError) -> Store {
         guard let (view, _) = try journalView() else { return self }
-        return Store(layout: layout, fs: view, lock: nil)
+        let reader = Store(layout: layout, fs: view, lock: nil)
+        reader.handEditLog = handEditLog
+        return reader
     }
 
     /// The read as of the journal's commit, or nil when the journal changed meanwhile (retry).
@@ -50,8 +52,10 @@ extension Store {
         guard let (view, bytes) = try journalView() else { return nil }  // finished meanwhile
         let path = layout.absolute(StoreLayout.journalFile)
         let unchanged = { (try? self.fs.readFile(path)) == .some(bytes) }
+        let reader = Store(layout: layout, fs: view, lock: nil)
+        reader.handEditLog = handEditLog
         do {
-            let result = try body(Store(layout: layout, fs: view, lock: nil))
+            let result = try body(reader)
             return unchanged() ? result : nil
         } catch {
             if unchanged() { throw error }

@@ -48,7 +48,8 @@ public struct StoreTransaction {
 
     // MARK: Typed staging
 
-    public mutating func putItem(_ item: Item, table: String) { put(layout.item(table, item.id), item.json) }
+    /// An item file carries `ms_written`, so that an edit made outside todo shows (`HandEdit`).
+    public mutating func putItem(_ item: Item, table: String) { put(layout.item(table, item.id), ItemFileCodec.json(item)) }
     public mutating func removeItem(table: String, id: String) { remove(layout.item(table, id)) }
     public mutating func putOperation(_ op: PendingOperation) { put(layout.operation(op), op.json) }
     public mutating func removeOperation(_ op: PendingOperation) { remove(layout.operation(op)) }

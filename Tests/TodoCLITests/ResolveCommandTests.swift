@@ -61,7 +61,8 @@ import TodoTestSupport
         let item = try #require(S.record(dir.path, Self.item))
         #expect(item == ["id": .string(S.d265), "text": "I love Mobile Services!", "complete": false,
                          "ms_createdAt": "2024-05-01T09:00:00.000Z", "ms_updatedAt": "2024-05-02T08:12:00.000Z",
-                         "ms_version": "AAAAAAAAAAI="])
+                         "ms_version": "AAAAAAAAAAI=",
+                         "ms_written": "eyJjb21wbGV0ZSI6ZmFsc2UsInRleHQiOiJJIGxvdmUgTW9iaWxlIFNlcnZpY2VzISJ9"])
         #expect(Self.receipts(dir.path).first?["lost"] == ["client": ["text": "I love Azure!"], "server": [:]])
         #expect(cli.run("status", "--short").out == "## http://127.0.0.1:8080 (mobile-apps)\n", "push has nothing to send")
         #expect(cli.run("doctor").code == 0)

@@ -58,6 +58,7 @@ final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
     }
     func fileExists(_ path: String) -> Bool { base.fileExists(path) }
     func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    func isSymbolicLink(_ path: String) -> Bool { base.isSymbolicLink(path) }
 }
 
 @Suite struct CommitSeriesTests {

@@ -104,4 +104,5 @@ public final class FaultyFileSystem: FileSystem {
 
     public func fileExists(_ path: String) -> Bool { base.fileExists(path) }
     public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    public func isSymbolicLink(_ path: String) -> Bool { base.isSymbolicLink(path) }
 }

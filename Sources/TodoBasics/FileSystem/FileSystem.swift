@@ -23,6 +23,9 @@ public protocol FileSystem: Sendable {
     func syncFileSystem(_ path: String) throws(FileSystemError)
     func fileExists(_ path: String) -> Bool
     func isDirectory(_ path: String) -> Bool
+    /// Whether `path` itself is a symbolic link (not followed). `todo doctor` reports them: an
+    /// atomic write replaces a link with a file, so the store and the link's target part ways.
+    func isSymbolicLink(_ path: String) -> Bool
 }
 
 /// A failed file-system call, with the path and the errno text: enough for a message that names

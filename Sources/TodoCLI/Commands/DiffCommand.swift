@@ -7,14 +7,15 @@ struct DiffCommand: Command {
     static let usage = "diff [ID] [--table NAME] [--json]"
     static let discussion = """
         Field by field, each pending change against its base (the server copy it started from). For an
-        item with an open conflict, shows the base, client and server copies side by side.
+        item with an open conflict, shows the base, client and server copies side by side. An item
+        file edited by hand (not recorded as a change) is shown against the copy todo wrote.
         """
     static let options: [OptionSpec] = [.table, .json]
 
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 0, max: 1, names: "ID").first
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (id, entries) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> (String?, [DiffEntry]) in
+        let (id, entries) = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) -> (String?, [DiffEntry]) in
             let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, s, create: false) : nil
             let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: s) }
             do throws(StoreError) { return (id, try DiffEntry.load(s, table: onlyTable, id: id)) } catch { throw .store(error) }
@@ -43,9 +44,13 @@ struct DiffEntry {
     /// The local item now; nil when deleted locally.
     var local: Item?
     var conflict: Conflict?
+    /// Edits made by hand to the item's files, not recorded (issue 15 item 8).
+    var handEdits: [HandEdit] = []
+    /// The item as todo last wrote it, the base of an edit by hand with no pending operation.
+    var written: Item? = nil
 
     /// The first operation's base: the server copy all local changes started from.
-    var base: Item? { conflict?.base ?? operations.first?.base }
+    var base: Item? { conflict?.base ?? operations.first?.base ?? (operations.isEmpty ? written : nil) }
 
     static func load(_ store: Store, table: String?, id: String?) throws(StoreError) -> [DiffEntry] {
         var keys: [(String, String)] = []
@@ -59,14 +64,21 @@ struct DiffEntry {
             for c in try store.conflicts() where (table == nil || c.table == table) && seen.insert("\(c.table)/\(ItemID.key(c.id))").inserted {
                 keys.append((c.table, c.id))
             }
+            // Then items edited by hand with no pending change (the store may be scanned here).
+            for e in try store.handEdits(table: table) where seen.insert("\(e.table)/\(ItemID.key(e.id))").inserted {
+                keys.append((e.table, e.id))
+            }
         }
         var entries: [DiffEntry] = []
         for (t, i) in keys {
             let history = try store.history(table: t, id: i)
             let conflict = try store.conflict(table: t, id: i)
-            if history.operations.isEmpty && conflict == nil { continue }
-            entries.append(DiffEntry(table: t, id: history.operations.first?.id ?? conflict?.id ?? i,
-                                     operations: history.operations, local: history.item, conflict: conflict))
+            let file = try store.itemFile(table: t, id: i)
+            let edits = store.handEdits(file, operations: history.operations, table: t)
+            if history.operations.isEmpty && conflict == nil && edits.isEmpty { continue }
+            entries.append(DiffEntry(table: t, id: history.operations.first?.id ?? conflict?.id ?? file?.item.id ?? i,
+                                     operations: history.operations, local: history.item, conflict: conflict,
+                                     handEdits: edits, written: file?.asWritten))
         }
         return entries
     }
@@ -86,6 +98,7 @@ struct DiffEntry {
             "base": base?.json ?? .null, "local": local?.json ?? .null,
             "changes": .array(changes.map { ["field": .string($0.field), "base": $0.base, "local": $0.local] }),
         ]
+        if !handEdits.isEmpty { o["editedByHand"] = .array(handEdits.map { .string($0.summary) }) }
         if let c = conflict {
             o["conflict"] = ["kind": .string(c.kindDescription), "fields": .array(c.fields.map { .string($0) }),
                              "base": c.base?.json ?? .null, "client": c.client?.json ?? .null, "server": c.server?.json ?? .null]

@@ -1,5 +1,6 @@
 import TodoModel
 import TodoStore
+import TodoSync
 
 struct DoctorCommand: Command {
     static let name = "doctor"
@@ -23,11 +24,14 @@ struct DoctorCommand: Command {
         } catch {
             throw .store(error)
         }
-        let report = Doctor.check(store, notWritable: notWritable)
+        let report = Doctor.check(store, notWritable: notWritable) { url in
+            do throws(RemoteEndpoint.ParseError) { _ = try RemoteEndpoint(parsing: url); return nil } catch { return error.message }
+        }
         if args.has("--json") {
             let value: JSONValue = [
                 "ok": .bool(report.problems.isEmpty),
                 "problems": .array(report.problems.map { ["path": .string($0.path), "message": .string($0.message)] }),
+                "notes": .array(report.notes.map { ["path": .string($0.path), "message": .string($0.message)] }),
                 "counts": ["tables": .number(Double(report.tables)), "items": .number(Double(report.items)),
                            "operations": .number(Double(report.operations)), "conflicts": .number(Double(report.conflicts)),
                            "receipts": .number(Double(report.receipts))],
@@ -35,6 +39,7 @@ struct DoctorCommand: Command {
             ctx.console.outRaw(value.canonicalBytes())
         } else {
             for p in report.problems { ctx.console.out("\(p.path): \(p.message)") }
+            for n in report.notes { ctx.console.out("note: \(n.path): \(n.message)") }
             let counts = "\(report.tables) tables, \(report.items) items, \(report.operations) pending operations, \(report.conflicts) conflicts, \(report.receipts) receipts"
             ctx.console.out(report.problems.isEmpty ? "ok: \(counts)" : "\(report.problems.count) problems found (\(counts))")
         }

@@ -7,6 +7,8 @@ struct EditCommand: Command {
     static let discussion = """
         Changes an item and queues an update (or folds the change into the item's pending operation).
         ID may be a unique prefix of the id, ignoring case. Setting a field to null removes it.
+        An item whose file (or operation) was edited by hand is refused until the edit is settled:
+        --adopt records it as a change, --discard puts back what todo wrote.
         """
     static let options: [OptionSpec] = [
         OptionSpec("--text", .value("T"), "set the text"),
@@ -14,11 +16,19 @@ struct EditCommand: Command {
         OptionSpec("--incomplete", .flag, "mark incomplete"),
         OptionSpec("--set", .repeated("FIELD=JSON"), "set a field to a JSON string, number, boolean or null"),
         OptionSpec("--unset", .repeated("FIELD"), "remove a field"),
+        OptionSpec("--adopt", .flag, "record the item's edit made by hand (in its file) as a change"),
+        OptionSpec("--discard", .flag, "put back what todo wrote over an edit made by hand (a receipt keeps its values)"),
         .table, .json,
     ]
 
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
+        if args.has("--adopt") || args.has("--discard") {
+            let others = ["--text", "--set", "--unset"].filter { args.value($0) != nil } + ["--complete", "--incomplete"].filter { args.has($0) }
+            if args.has("--adopt") && args.has("--discard") { throw .usage("--adopt and --discard exclude each other", command: name) }
+            if let other = others.first { throw .usage("\(args.has("--adopt") ? "--adopt" : "--discard") takes no other change; \(other) excludes it", command: name) }
+            return try args.has("--adopt") ? HandEditSettlement.adopt(idArg, args, ctx) : HandEditSettlement.discard(idArg, args, ctx)
+        }
         if args.has("--complete") && args.has("--incomplete") {
             throw .usage("--complete and --incomplete exclude each other", command: name)
         }

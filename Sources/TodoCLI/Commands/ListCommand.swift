@@ -19,14 +19,22 @@ struct ListCommand: Command {
         _ = try positionals(args, min: 0, max: 0, names: "")
         if args.has("--all") && args.has("--done") { throw .usage("--all and --done exclude each other", command: name) }
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (items, pending) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> ([Item], [String: OperationFileName]) in
+        let (table, files, pending) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> (String, [ItemFile], [String: OperationFileName]) in
             let table = try StoreAccess.table(args, s, create: false)
             do throws(StoreError) {
                 var latest: [String: OperationFileName] = [:]
                 for op in try s.operationNames() where op.table == table { latest[op.encodedID] = op }
-                return (try s.items(table: table), latest)
+                return (table, try s.itemFiles(table: table), latest)
             } catch { throw .store(error) }
         }
+        // Items whose file was edited by hand are listed as they are, marked, and reported.
+        let edited = Set(files.filter { $0.handChanges != nil }.map { ItemID.key($0.item.id) })
+        for file in files {
+            if let changes = file.handChanges {
+                StoreAccess.warnHandEdit(HandEdit(table: table, id: file.item.id, path: file.path, subject: .item(changes: changes)), ctx)
+            }
+        }
+        let items = files.map(\.item)
         let shown = items.filter { args.has("--all") || (args.has("--done") ? $0.isComplete : !$0.isComplete) }
         let ordered = order(shown, pending)
         if args.has("--json") {
@@ -37,6 +45,7 @@ struct ListCommand: Command {
             let mark = item.isComplete ? "[x]" : "[ ]"
             var line = "\(pad(ShortID.of(item.id)))  \(mark) \(item.text ?? "")"
             if let op = pending[IDEncoding.fileName(for: item.id)] { line += "  (pending \(op.kind.rawValue))" }
+            if edited.contains(ItemID.key(item.id)) { line += "  (edited by hand)" }
             ctx.console.out(line)
         }
         return ExitCode.ok
@@ -70,10 +79,14 @@ struct ShowCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (table, id, history, conflict) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
+        let (table, id, history, conflict, edits) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
             let table = try StoreAccess.table(args, s, create: false)
             let id = try StoreAccess.resolveID(idArg, table: table, in: s)
-            do throws(StoreError) { return (table, id, try s.history(table: table, id: id), try s.conflict(table: table, id: id)) } catch { throw .store(error) }
+            do throws(StoreError) {
+                let history = try s.history(table: table, id: id)
+                let edits = s.handEdits(try s.itemFile(table: table, id: id), operations: history.operations, table: table)
+                return (table, id, history, try s.conflict(table: table, id: id), edits)
+            } catch { throw .store(error) }
         }
         guard let item = history.item else {
             let what = history.operations.last?.kind == .delete ? "it is deleted locally (pending delete)" : "it has no local copy"
@@ -92,6 +105,7 @@ struct ShowCommand: Command {
             rows.append(("pending", "\(op.kind.rawValue) #\(op.sequence)\(op.isSealed ? " (sent, awaiting confirmation)" : "")"))
         }
         if let conflict { rows.append(("conflict", conflict.kindDescription)) }
+        for edit in edits { rows.append(("edited by hand", edit.summary + " (not recorded)")) }
         let width = rows.map(\.0.count).max() ?? 0
         for (k, v) in rows { ctx.console.out(k + ":" + String(repeating: " ", count: width - k.count + 2) + v) }
         return ExitCode.ok

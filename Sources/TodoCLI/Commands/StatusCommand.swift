@@ -6,9 +6,9 @@ struct StatusCommand: Command {
     static let summary = "show the remote, pending operations, conflicts and last pulls"
     static let usage = "status [--short] [--table NAME] [--json]"
     static let discussion = """
-        Like 'git status': what is waiting to be pushed, which conflicts are open, and when each query
-        was last pulled. Reads operation file names only, so it costs the same at any number of items.
-        Exits 0 even when conflicts are open.
+        Like 'git status': what is waiting to be pushed, which conflicts are open, which files were
+        edited by hand without being recorded as changes, and when each query was last pulled. Reads
+        every item and operation file (to find edits made by hand). Exits 0 even when conflicts are open.
         """
     static let options: [OptionSpec] = [
         OptionSpec("--short", .flag, "one line per pending operation and conflict"),
@@ -20,7 +20,7 @@ struct StatusCommand: Command {
         _ = try positionals(args, min: 0, max: 0, names: "")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
         let wantJSON = args.has("--json")
-        let report = try StoreAccess.read(store, ctx) { s throws(CLIError) in
+        let report = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) in
             let onlyTable = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
             do throws(StoreError) { return try StatusReport.load(s, table: onlyTable, withOperations: wantJSON) } catch { throw .store(error) }
         }
@@ -43,6 +43,8 @@ struct StatusReport {
     var operations: [PendingOperation]?
     var conflicts: [Conflict]
     var tables: [TableConfig]
+    /// Files edited outside todo, not recorded as changes (issue 15 item 8).
+    var handEdits: [HandEdit]
 
     static func load(_ store: Store, table: String?, withOperations: Bool) throws(StoreError) -> StatusReport {
         let names = try store.operationNames().filter { table == nil || $0.table == table }
@@ -57,7 +59,8 @@ struct StatusReport {
             if let config = try store.tableConfig(t) { tables.append(config) }
         }
         return StatusReport(config: try store.config(), pending: names, operations: ops,
-                            conflicts: try store.conflicts().filter { table == nil || $0.table == table }, tables: tables)
+                            conflicts: try store.conflicts().filter { table == nil || $0.table == table }, tables: tables,
+                            handEdits: try store.handEdits(table: table))
     }
 
     /// Operations that a push would skip: their item has an open conflict.
@@ -89,6 +92,20 @@ struct StatusReport {
             }
             return ["name": .string(t.name), "cursorMode": .string(t.cursorMode.rawValue), "queries": .array(queries)]
         }
-        return ["remote": remote, "pending": .array(pendingJSON), "conflicts": .array(conflictsJSON), "tables": .array(tablesJSON)]
+        let editedJSON: [JSONValue] = handEdits.map { e in
+            var o: [String: JSONValue] = ["table": .string(e.table), "id": .string(e.id), "path": .string(StoreLayout.directoryName + "/" + e.path)]
+            switch e.subject {
+            case .item(let changes):
+                o["file"] = "item"
+                o["fields"] = .array(changes.map { .string($0.name) })
+            case .operation(let sequence, let changes):
+                o["file"] = "operation"
+                o["sequence"] = .number(Double(sequence))
+                o["fields"] = .array(changes.map { .string($0.name) })
+            }
+            return .object(o)
+        }
+        return ["remote": remote, "pending": .array(pendingJSON), "conflicts": .array(conflictsJSON), "tables": .array(tablesJSON),
+                "editedByHand": .array(editedJSON)]
     }
 }

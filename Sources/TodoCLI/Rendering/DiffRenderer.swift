@@ -3,9 +3,10 @@ import TodoModel
 /// Human form of `todo diff`: `~` changed, `+` added, `-` removed; conflicts as three columns.
 enum DiffRenderer {
     static func render(_ e: DiffEntry) -> [String] {
-        if let c = e.conflict { return conflict(e, c) }
-        let ops = e.operations.map { "\($0.kind.rawValue) #\($0.sequence)" }.joined(separator: ", ")
+        if let c = e.conflict { return handEditLines(e) + conflict(e, c) }
+        let ops = e.operations.isEmpty ? "edited by hand, not recorded" : e.operations.map { "\($0.kind.rawValue) #\($0.sequence)" }.joined(separator: ", ")
         var lines = ["\(e.table)/\(e.id)  \(ops)  (base \(e.base?.system.version ?? "none: never synced"))"]
+        lines += handEditLines(e).map { "  " + $0 }
         if e.local == nil { lines.append("  deleted locally") }
         for change in e.changes {
             switch (change.base.isNull, change.local.isNull) {
@@ -15,6 +16,12 @@ enum DiffRenderer {
             }
         }
         return lines
+    }
+
+    /// "edited by hand: text changed (not recorded; ...)": what `--adopt` or `--discard` settles.
+    static func handEditLines(_ e: DiffEntry) -> [String] {
+        e.handEdits.map { "(\($0.path.hasPrefix("operations/") ? "its operation was" : "its file was") edited by hand: \($0.summary); "
+            + "'todo edit \(ShortID.of(e.id)) --adopt' records it, '--discard' puts back what todo wrote)" }
     }
 
     static func conflict(_ e: DiffEntry, _ c: Conflict) -> [String] {

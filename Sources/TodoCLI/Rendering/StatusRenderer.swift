@@ -38,6 +38,13 @@ enum StatusRenderer {
                 lines.append("  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)\(c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", "))")
             }
         }
+        if !r.handEdits.isEmpty {
+            lines.append("")
+            lines.append("Edited by hand, not recorded as changes: \(r.handEdits.count)")
+            lines.append("  (use \"todo edit <id> --adopt\" to record the edit as a change, \"todo edit <id> --discard\" to put back what todo wrote)")
+            lines.append("  (until then, changes to these items stop, and so does a push or pull that would overwrite them)")
+            for e in r.handEdits { lines.append("  \(e.table)  \(ShortID.of(e.id))  \(e.summary)") }
+        }
         let queries = r.tables.flatMap { t in t.queries.keys.sorted().map { (t.name, $0, t.queries[$0]!) } }
         lines.append("")
         if queries.isEmpty {
@@ -62,6 +69,7 @@ enum StatusRenderer {
             lines.append("\(letter)\(held.contains(op.sequence) ? "!" : " ") \(op.table)  \(ShortID.of(id))  #\(op.sequence)")
         }
         for c in r.conflicts { lines.append("C  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)") }
+        for e in r.handEdits { lines.append("H  \(e.table)  \(ShortID.of(e.id))  \(e.summary)") }
         return lines
     }
 }

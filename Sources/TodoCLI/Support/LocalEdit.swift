@@ -9,11 +9,15 @@ struct LocalEdit {
     let table: String
     let id: String
     let history: ItemHistory
+    /// Edits made outside todo to the item's files: a change refuses to build on them
+    /// (`begin`); `edit --adopt` and `--discard` settle them (`HandEditCommands`).
+    let handEdits: [HandEdit]
 
     /// Opens the store for writing and loads what the rules need. `id` nil means a new item
-    /// (`add`), whose id is resolved by the caller.
+    /// (`add`), whose id is resolved by the caller. Refuses an item whose files were edited by
+    /// hand, unless `settling` (then `handEdits` lists them).
     static func begin(_ ctx: CommandContext, _ args: ParsedArguments, command: String, idArgument: String?,
-                      newID: String? = nil) throws(CLIError) -> LocalEdit {
+                      newID: String? = nil, settling: Bool = false) throws(CLIError) -> LocalEdit {
         let store = try StoreAccess.open(ctx, writable: true, command: command)
         let table = try StoreAccess.table(args, store, create: idArgument == nil)
         let id: String
@@ -22,11 +26,13 @@ struct LocalEdit {
         } else {
             id = newID!
         }
-        do {
-            return LocalEdit(store: store, table: table, id: id, history: try store.history(table: table, id: id))
-        } catch {
-            throw .store(error)
-        }
+        let log = HandEditLog()
+        store.handEditLog = log
+        defer { store.handEditLog = nil }
+        let history: ItemHistory
+        do { history = try store.history(table: table, id: id) } catch { throw .store(error) }
+        if !settling && !log.all.isEmpty { throw StoreAccess.refuse(log.all) }
+        return LocalEdit(store: store, table: table, id: id, history: history, handEdits: log.all)
     }
 
     /// Applies the rules and commits. Refusals change nothing and exit 1.

@@ -34,7 +34,7 @@ enum StoreAccess {
     /// no local item (deleted here) is returned as given, so the collapse rules can answer.
     static func resolveID(_ arg: String, table: String, in store: Store) throws(CLIError) -> String {
         do {
-            if let item = try store.item(table: table, id: arg) { return item.id }
+            if let file = try store.itemFile(table: table, id: arg) { return file.item.id }  // hand edits are judged later
             if let op = try store.operations(table: table, id: arg).last { return op.id }
             if store.hasConflict(table: table, id: arg) { return arg }
             let matches = try store.items(table: table, idPrefix: arg)
@@ -58,7 +58,13 @@ enum StoreAccess {
     /// (table and id resolution too) inside, so all of it sees the same state. When that state
     /// holds a committed change that could not be written yet (a read-only folder), the command
     /// shows it and says so on stderr.
-    static func read<T>(_ store: Store, _ ctx: CommandContext, _ body: (Store) throws(CLIError) -> T) throws(CLIError) -> T {
+    /// Hand-edited files are shown as they are; unless `quiet`, each is reported on stderr (the
+    /// commands that list them in their output pass `quiet`).
+    static func read<T>(_ store: Store, _ ctx: CommandContext, quiet: Bool = false,
+                        _ body: (Store) throws(CLIError) -> T) throws(CLIError) -> T {
+        let log = HandEditLog()
+        store.handEditLog = log
+        defer { store.handEditLog = nil }
         let result: Result<T, CLIError>
         do {
             result = try store.consistentRead { s throws(StoreError) in
@@ -68,7 +74,23 @@ enum StoreAccess {
             throw .store(error)
         }
         if let unfinished = store.unfinishedCommit { warnShownUnfinished(unfinished, ctx) }
+        if !quiet { for edit in log.all { warnHandEdit(edit, ctx) } }
         return try result.get()
+    }
+
+    /// A hand edit a reading command met: what it is and what to do.
+    static func warnHandEdit(_ edit: HandEdit, _ ctx: CommandContext) {
+        ctx.console.err("warning: " + StoreError.editedByHandMessage(edit))
+        ctx.console.err("hint: " + StoreError.editedByHandHint(edit))
+    }
+
+    /// A command that changes the store refuses hand-edited files it would build on: every one
+    /// is listed, with what to do.
+    static func refuse(_ edits: [HandEdit]) -> CLIError {
+        if edits.count == 1 { return .store(.editedByHand(edits[0])) }
+        let lines = edits.map { "  " + StoreError.editedByHandMessage($0) }.joined(separator: "\n")
+        return CLIError(.failure, "\(edits.count) files were edited by hand, and todo has not recorded them:\n" + lines,
+                        hint: "for each item, record the edit with 'todo edit ID --adopt', or put back what todo wrote with 'todo edit ID --discard'; 'todo status' lists them")
     }
 
     /// What a reader says about a committed change it showed but could not write.

@@ -69,10 +69,11 @@ public struct Item: Sendable, Equatable {
         for (key, value) in reader.object where key != "id" {
             if key.lowercased().hasPrefix("ms_") {
                 switch key {
-                case "ms_createdAt": system.createdAt = try reader.optionalString(key)
-                case "ms_updatedAt": system.updatedAt = try reader.optionalString(key)
-                case "ms_version": system.version = try reader.optionalString(key)
+                case "ms_createdAt": system.createdAt = try Self.systemText(key, value)
+                case "ms_updatedAt": system.updatedAt = try Self.systemText(key, value)
+                case "ms_version": system.version = try Self.systemText(key, value)
                 case "ms_deleted": system.deleted = try reader.bool(key)
+                case "ms_written": continue  // an item file's record of what todo wrote; the store reads it
                 default: throw RecordError("unknown system member \"\(key)\"")
                 }
                 continue
@@ -85,5 +86,15 @@ public struct Item: Sendable, Equatable {
             }
         }
         self.init(id: id, fields: fields, system: system)
+    }
+
+    /// A system property as the server sent it: text. `null` is refused too (todo leaves an
+    /// unknown property out): a hand-written null `ms_version` would drop the push's If-Match.
+    private static func systemText(_ key: String, _ value: JSONValue) throws(RecordError) -> String {
+        guard case .string(let s) = value else {
+            if value.isNull { throw RecordError("\"\(key)\" is null; todo writes system properties as text as the server sent them, or leaves them out") }
+            throw RecordError("\"\(key)\" must be text as the server sent it, found \(value.compactText)")
+        }
+        return s
     }
 }

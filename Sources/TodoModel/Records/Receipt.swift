@@ -4,6 +4,8 @@ public struct Receipt: Sendable, Equatable {
     public enum Decision: String, Sendable, CaseIterable {
         case collapse, merge, absorb, replay, resolve, purge
         case bothDeleted = "both-deleted"
+        /// `todo edit ID --discard` put back what todo wrote over an edit made by hand.
+        case discard
     }
 
     public var number: Int

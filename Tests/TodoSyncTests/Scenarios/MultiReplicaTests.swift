@@ -13,7 +13,7 @@ import TodoTestSupport
         for (name, value) in item where !value.isNull {
             switch name {
             case "ms_version", "version": out["version"] = value
-            case "ms_createdAt", "ms_updatedAt", "createdAt", "updatedAt", "deleted", "ms_deleted": continue
+            case "ms_createdAt", "ms_updatedAt", "createdAt", "updatedAt", "deleted", "ms_deleted", "ms_written": continue
             default: out[name] = value
             }
         }

@@ -1,0 +1,118 @@
+import TodoBasics
+import TodoModel
+
+/// The record checks of `Doctor`: operations, conflicts, receipts, and the rules that tie them to
+/// the items (sync.md §2.2.2), edits made by hand included.
+extension Doctor {
+    mutating func checkOperations() {
+        let store = self.store
+        var sequences = Set<Int>()
+        for name in entries(StoreLayout.operationsDirectory) {
+            let path = StoreLayout.operationsDirectory + "/" + name
+            guard let parsed = OperationFileName(parsing: name) else {
+                problem(path, "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json"); continue
+            }
+            guard let op = attempt(path, { () throws(StoreError) in try store.operation(parsed) }) else { continue }
+            report.operations += 1
+            if !sequences.insert(op.sequence).inserted { problem(path, "sequence \(op.sequence) is used twice") }
+            if let state, op.sequence >= state.nextSequence {
+                problem(path, "sequence \(op.sequence) is not below nextSequence \(state.nextSequence) in state.json")
+            }
+            if !tables.contains(op.table) { problem(path, "table '\(op.table)' does not exist in this replica") }
+            opsByKey["\(op.table)/\(ItemID.key(op.id))", default: []].append(op)
+        }
+    }
+
+    mutating func checkConflicts() {
+        let store = self.store
+        for name in entries(StoreLayout.conflictsDirectory) {
+            let path = StoreLayout.conflictsDirectory + "/" + name
+            guard let c = attempt(path, { () throws(StoreError) in try store.decode(path, Conflict.init(json:)) }) else { continue }
+            report.conflicts += 1
+            if store.layout.conflict(c.table, c.id) != path { problem(path, "the file name does not match table '\(c.table)' and id \"\(c.id)\"") }
+            let key = "\(c.table)/\(ItemID.key(c.id))"
+            conflictsByKey[key] = c
+            if !(opsByKey[key] ?? []).contains(where: { $0.sequence == c.operation.sequence }) {
+                problem(path, "its operation #\(c.operation.sequence) is not pending")
+            }
+        }
+    }
+
+    /// sync.md §2.2.2 per item, and the edits made by hand that todo has not recorded.
+    mutating func checkInvariants() {
+        for (key, unsorted) in opsByKey {
+            let ops = unsorted.sorted { $0.sequence < $1.sequence }
+            let last = ops.last!
+            let path = store.layout.operation(last)
+            for (i, op) in ops.enumerated() {
+                if op.kind == .insert && i > 0 { problem(store.layout.operation(op), "an insert must be the item's first operation") }
+                // Behind an insert (sealed, or unsealed by a conflict) the base is that insert's
+                // provisional one: null until the insert's push brings the server copy (§3.5.1).
+                if op.kind != .insert && op.base == nil && ops.first?.kind != .insert {
+                    problem(store.layout.operation(op), "\(op.kind == .update ? "an update" : "a delete") needs a base")
+                }
+                if op.kind == .delete && i < ops.count - 1 { problem(store.layout.operation(ops[i + 1]), "an operation follows a delete") }
+                if !op.isSealed && i < ops.count - 1 && conflictsByKey[key]?.operation.sequence != op.sequence {
+                    problem(store.layout.operation(op), "an unsealed operation must be the item's last")
+                }
+            }
+            let file = itemFiles[key]
+            if last.kind == .delete, file != nil { problem(path, "the item is deleted here but its item file exists") }
+            if last.kind != .delete, !last.isSealed, let item = file?.item, !item.sameUserFields(as: last.item),
+               file?.written == nil || file?.handChanges != nil {
+                // (With `ms_written` intact, the same difference is reported as the operation's hand edit below.)
+                problem(path, "\"item\" differs from the item file \(store.layout.item(last.table, last.id))")
+            }
+            if last.kind != .delete, file == nil { problem(path, "the item file is missing") }
+        }
+        for (key, file) in itemFiles {
+            let table = String(key[..<key.firstIndex(of: "/")!])
+            for edit in store.handEdits(file, operations: (opsByKey[key] ?? []).sorted { $0.sequence < $1.sequence }, table: table) {
+                let what = StoreError.editedByHandMessage(edit)
+                let withoutPath = what.hasPrefix(store.displayPath(edit.path) + " ") ? String(what.dropFirst(store.displayPath(edit.path).count + 1)) : what
+                problem(edit.path, withoutPath + "; " + StoreError.editedByHandHint(edit))
+            }
+        }
+    }
+
+    mutating func checkReceipts() {
+        let store = self.store
+        for name in entries(StoreLayout.receiptsDirectory) {
+            let path = StoreLayout.receiptsDirectory + "/" + name
+            guard let r = attempt(path, { () throws(StoreError) in try store.decode(path, Receipt.init(json:)) }) else { continue }
+            report.receipts += 1
+            if store.layout.receipt(r) != path { problem(path, "the file name does not match its number, decision, table and id") }
+            if let state, r.number >= state.nextReceipt {
+                problem(path, "receipt number \(r.number) is not below nextReceipt \(state.nextReceipt) in state.json")
+            }
+        }
+    }
+
+    /// `format.json` says what the store is; without it (or with another format) nothing else
+    /// can be trusted, and nothing is written.
+    static func checkFormatFile(_ store: Store, _ problem: (String, String) -> Void) {
+        let path = StoreLayout.formatFile
+        guard store.fs.fileExists(store.layout.absolute(path)) else {
+            let survey = StoreSurvey(root: store.layout.root, fs: store.fs)
+            if survey.isUnused {
+                problem(path, "missing: this looks like an interrupted 'todo init' (nothing was committed here yet); run 'todo init' again")
+            } else {
+                problem(path, "missing: without it this .todo is not a complete replica and no other todo command opens it "
+                        + "(it holds \(survey.summary)); if the other files are intact, recreate it holding {\"format\": 1}")
+            }
+            return
+        }
+        do {
+            try Store.checkFormat(store.layout, store.fs)
+        } catch {
+            if case .corrupt(_, let reason) = error { problem(path, reason) } else { problem(path, error.message) }
+        }
+    }
+
+    /// The message for a journal still on disk once doctor has tried to finish it.
+    static func unfinishedCommit(_ notWritable: StoreError?) -> String {
+        let why = notWritable.map { ": \($0.message)" } ?? ""
+        return "a committed change is not written to its files yet\(why); the other checks see the store as it will be once it is, "
+            + "and any todo command that can write the folder finishes it"
+    }
+}
