@@ -146,4 +146,13 @@ import TodoTestSupport
         #expect(path.parentPath == parent)
         #expect(path.lastPathComponent == last)
     }
+
+    @Test func base64RoundTripsAndRefusesWhatItDoesNotWrite() {
+        for text in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "{\"text\":\"é ✓\"}"] {
+            let encoded = Base64.encode(Array(text.utf8))
+            #expect(Base64.decode(encoded) == Array(text.utf8))
+        }
+        #expect(Base64.encode(Array("foobar".utf8)) == "Zm9vYmFy" && Base64.encode(Array("fo".utf8)) == "Zm8=")
+        for bad in ["Zm9", "Zm9v YmFy", "Zm=8", "Zm9=", "====", "Zm8=Zm8="] { #expect(Base64.decode(bad) == nil, "\(bad)") }
+    }
 }

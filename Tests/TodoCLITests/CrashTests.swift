@@ -24,6 +24,8 @@ import TodoTestSupport
         ("conflict", ["edit", "d2a1", "--set", "priority=1", "--unset", "note"]),
         ("torn-journal", ["add", "after a crash"]),
         ("synced", ["remote", "set", "http://127.0.0.1:9090"]),
+        ("hand-edited", ["edit", "d265", "--adopt"]),
+        ("hand-edited", ["edit", "d265", "--discard"]),
     ]
 
     static let cases: [Case] = FailureCampaign.Mode.allCases.flatMap { mode in
@@ -34,7 +36,15 @@ import TodoTestSupport
     func reportedOutcomeMatchesTheStore(_ c: Case) throws {
         let template = TempDirectory("todo-template")
         defer { template.remove() }
-        Fixtures.copy("Stores/\(c.fixture)", to: template.path)
+        if c.fixture == "hand-edited" {
+            // The synced store rewritten by todo (with ms_written), then d265's text edited by hand.
+            let (dir, _) = try HandEditTests.synced()
+            defer { dir.remove() }
+            ConflictStores.copyTree(dir.path, template.path)
+            try HandEditTests.handEdit(template.path, HandEditTests.d265File, "Mobile Services is Cool!", "Edited by hand")
+        } else {
+            Fixtures.copy("Stores/\(c.fixture)", to: template.path)
+        }
         FailureCampaign.check(c.args, template: template.path, mode: c.mode)
     }
 }
