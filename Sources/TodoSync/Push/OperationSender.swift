@@ -229,18 +229,32 @@ struct OperationSender: Sendable {
         return s
     }
 
-    /// `GET …?__includeDeleted=true`; nil on 404.
+    /// The server copy S by the one-row query (protocol §10.3); nil when the server has no such
+    /// row (an empty result, or 404/410). The rows are read with `WireItem.normalize` alone: a
+    /// list answer's `ETag` says nothing about any one row.
     func fetch(_ op: PendingOperation) -> Result<Item?, SyncStop> {
         switch client.read(.fetch(table: op.table, id: op.id), purpose: .push) {
         case .failure(let failure): return .failure(.network(failure))
         case .success(let reply):
             if reply.status == 404 || reply.status == 410 { return .success(nil) }
-            if reply.isSuccess, let item = reply.item { return .success(item) }
+            if reply.isSuccess, let rows = reply.rows { return Self.serverCopy(of: op, in: rows, reply) }
             if reply.status == 401 || reply.status == 403 { return .failure(.auth(reply)) }
             if (300...399).contains(reply.status) { return .failure(.redirect(reply)) }
             if RetryPolicy.isRetryable(status: reply.status) { return .failure(.server(reply)) }
-            return .failure(.unexpected(reply, doing: "GET of \(op.table)/\(op.id)"))
+            return .failure(.unexpected(reply, doing: "the query for \(op.table)/\(op.id)"))
         }
+    }
+
+    /// The row of `op`'s item among the rows of a one-row query. A row of another id means the
+    /// server ignored `$filter`; then not finding ours would prove nothing, so the push stops.
+    static func serverCopy(of op: PendingOperation, in rows: [JSONValue], _ reply: TableReply) -> Result<Item?, SyncStop> {
+        let items = rows.compactMap { WireItem.normalize($0)?.item }
+        let ours = items.filter { ItemID.same($0.id, op.id) }
+        guard ours.count == items.count else {
+            return .failure(SyncStop(.server, status: reply.status, message:
+                "the server ignored $filter=id eq '\(op.id)' (it answered rows of other ids), so the server copy of \(op.table)/\(op.id) cannot be known; the operation stays queued. Check the remote URL, or a proxy in between"))
+        }
+        return .success(ours.first { $0.id == op.id } ?? ours.first)
     }
 
     func call(for op: PendingOperation) -> TableCall {

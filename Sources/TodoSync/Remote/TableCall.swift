@@ -8,7 +8,9 @@ public enum TableCall: Sendable, Equatable {
     case update(table: String, id: String, body: JSONValue, version: String?)
     case delete(table: String, id: String, version: String?)
     case undelete(table: String, id: String, version: String?)
-    /// `GET /tables/T/id?__includeDeleted=true`: the server copy, deleted or not.
+    /// The server copy, deleted or not, by the one-row query of protocol §10.3:
+    /// `GET /tables/T?$filter=id eq '<id>'&__includeDeleted=true`. Not the read-by-id route, which
+    /// some servers (Node) answer 404 for a soft-deleted row.
     case fetch(table: String, id: String)
     /// `GET /tables/T?$top=1`: does the table exist (sync.md §4.8.4).
     case probeTable(table: String)
@@ -58,8 +60,13 @@ public struct TableReply: Sendable {
 
     public var isSuccess: Bool { (200...299).contains(status) }
 
-    /// The body as a server copy, when it is an object with a usable `id`.
-    public var item: Item? { body.flatMap { WireItem.normalize($0, etagVersion: WireItem.version(fromETag: headers["ETag"]))?.item } }
+    /// The body as a server copy, when it is an object with a usable `id`. Its version comes from
+    /// the body, else, on a 2xx answer only, from a strong `ETag` (protocol §10.4): an error or
+    /// conflict answer's `ETag` may describe anything, even the client's own body echoed back.
+    public var item: Item? {
+        let etag = isSuccess ? WireItem.version(fromETag: headers["ETag"]) : nil
+        return body.flatMap { WireItem.normalize($0, etagVersion: etag)?.item }
+    }
 
     /// The rows of a list body: a bare array, `{"results": [...]}`, or `{"items": [...]}` (§10.4).
     public var rows: [JSONValue]? {

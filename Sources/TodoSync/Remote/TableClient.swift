@@ -83,7 +83,9 @@ public struct TableClient: Sendable {
         case .undelete(_, let id, let v):
             method = "POST"; path += "/" + PercentEncoding.encode(id); version = v
         case .fetch(_, let id):
-            method = "GET"; path += "/" + PercentEncoding.encode(id); query.append(("__includeDeleted", "true"))
+            method = "GET"
+            query.append(("$filter", "id eq " + ODataLiteral.quoted(id)))
+            query.append(("__includeDeleted", "true"))
         case .probeTable:
             method = "GET"; query.append(("$top", "1"))
         case .page(_, let q):

@@ -154,6 +154,11 @@ extension SyncWorld.Exchange {
     func query(_ name: String) -> String? {
         (try? HTTPRequestTarget(parsing: target))?.queryValues(for: name).first
     }
+
+    /// The one-row query of protocol §10.3 that fetches the server copy of `id`.
+    func isServerCopyQuery(for id: String, table: String = "todoitem") -> Bool {
+        method == "GET" && path == "/tables/\(table)" && query("$filter") == "id eq '\(id)'" && query("__includeDeleted") == "true"
+    }
 }
 
 extension CLIHarness {
