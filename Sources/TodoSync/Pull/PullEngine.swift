@@ -125,6 +125,7 @@ public final class PullEngine {
         if committed == nil { index.expectMostlyNewRows(in: job.table) }
         // Said once a page in skip mode is in: a query the server then rejects did not switch.
         var switchNote: String?
+        var progress = PageProgress(pageSize: pageSize)
         while true {
             let query = cursor.query(filter: job.filter, generation: client.generation, pageSize: pageSize)
             let reply: TableReply
@@ -185,6 +186,9 @@ public final class PullEngine {
                 noteSpelling(normalized.item.id, table: job.table, report: &report)
                 rows.append(normalized.item)
             }
+            if let fault = progress.check(rows, received: rawRows.count, mode: cursor.mode, bound: cursor.updatedAt) {
+                return Self.notPaging(fault, job, result)
+            }
             var tx = try store.transaction()
             let now = clock.nowText()
             do {
@@ -194,7 +198,7 @@ public final class PullEngine {
                 throw error
             }
             result.received += rawRows.count
-            if !cursor.advance(past: rows) {
+            if !cursor.advance(past: rows, received: rawRows.count) {
                 // From the last committed token, not the start of the pull: the rows up to it are in.
                 cursor.fallBack(to: committed)
                 tableConfig.cursorMode = .skip
@@ -215,11 +219,18 @@ public final class PullEngine {
             tx.putTableConfig(tableConfig)
             try series.commit(tx)
             index.commit()
-            progress?(SyncProgress(phase: "pull \(job.table)", done: result.received, total: nil,
+            progress.applied(rows, floor: cursor.updatedAt)
+            self.progress?(SyncProgress(phase: "pull \(job.table)", done: result.received, total: nil,
                                    elapsed: Double(clock.nowMilliseconds() - started) / 1000))
         }
     }
 
+    /// The stop for a server whose pages stop making progress: exit 4, and the pages applied stay.
+    static func notPaging(_ fault: PageProgress.Fault, _ job: Job, _ result: PullReport.QueryResult) -> SyncStop {
+        let query = job.queryID.map { "query '\($0)' of \(job.table)" } ?? "the pull of \(job.table)"
+        return SyncStop(.server, message: "the server does not page as asked: \(fault.reason). "
+                        + "\(query) stopped after \(result.received) rows, which are kept; check the remote URL, or a proxy in between")
+    }
 
     /// Warns once per item when this pull meets two spellings of one id (sync.md §10.2).
     func noteSpelling(_ id: String, table: String, report: inout PullReport) {
