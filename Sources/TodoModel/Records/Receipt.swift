@@ -4,6 +4,8 @@ public struct Receipt: Sendable, Equatable {
     public enum Decision: String, Sendable, CaseIterable {
         case collapse, merge, absorb, replay, resolve, purge
         case bothDeleted = "both-deleted"
+        /// `todo pull --verify` replaced a copy that differed from the server's at its version.
+        case repair
     }
 
     public var number: Int
