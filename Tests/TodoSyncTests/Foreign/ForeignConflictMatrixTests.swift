@@ -264,4 +264,81 @@ import TodoTestSupport
         a.expect(0, "pull")
         #expect(a.item("x")?["text"] == "b")
     }
+
+    @Test("25, 26, 27: one conflict among many; the item's later op is held; an open conflict is not sent again",
+          arguments: ForeignServer.all)
+    func oneConflictAmongMany(_ server: ForeignServer) throws {
+        let world = try SyncWorld(foreign: server)
+        let b = try textConflict(world)
+        b.expect(0, "resolve", "x", "--use-client")
+        world.raw("PATCH", "/tables/todoitem/x", body: ["text": "d"])
+        b.sealOperations()  // as a push killed after sending x's op leaves it
+        b.expect(0, "edit", "x", "--set", "note=\"later\"")
+        #expect(b.operations.count == 2, "the edit queues behind the sealed op")
+        for i in 0..<5 { b.expect(0, "add", "new \(i)", "--id", "n\(i)") }
+        b.expect(3, "push")
+        #expect(b.conflictKinds == ["x": "changed on both sides"])
+        #expect(world.rows().count == 6, "the 5 inserts went")
+        #expect(b.operations.filter { $0["id"] == "x" }.count == 2, "x's later op is held behind its conflict")
+        #expect(world.row("x")?["note"] == nil)
+        world.resetLog()
+        b.expect(3, "push")
+        #expect(world.requests(for: "x").isEmpty, "an open conflict is never sent again")
+        b.expect(0, "resolve", "x", "--use-client")
+        b.expect(0, "push")
+        #expect(world.row("x")?["text"] == "b")
+        #expect(world.row("x")?["note"] == "later")
+    }
+
+    @Test("65, 66: a hand-written resolution is published; \"delete\" deletes the row", arguments: ForeignServer.all)
+    func manualResolutions(_ server: ForeignServer) throws {
+        let world = try SyncWorld(foreign: server)
+        let b = try textConflict(world)
+        try b.writeResolution("x", ["text": "both", "complete": false])
+        b.expect(0, "resolve", "x")
+        b.expect(0, "push")
+        #expect(world.row("x")?["text"] == "both")
+        world.raw("PATCH", "/tables/todoitem/x", body: ["text": "theirs"])
+        b.expect(0, "edit", "x", "--text", "mine")
+        b.expect(3, "push")
+        try b.writeResolution("x", "delete")
+        b.expect(0, "resolve", "x")
+        b.expect(0, "push")
+        #expect(world.row("x")?["deleted"] == true)
+        #expect(b.operations.isEmpty && b.conflicts.isEmpty && b.item("x") == nil)
+    }
+
+    @Test("70: edited here, gone for good there: --use-client inserts the client copy again", arguments: ForeignServer.all)
+    func useClientAfterAHardDelete(_ server: ForeignServer) throws {
+        let world = try SyncWorld(foreign: server)
+        try world.storage.createTable("chores", softDelete: false)
+        let b = world.replica("B")
+        world.synced(b, "x", table: "chores")
+        world.raw("DELETE", "/tables/chores/x")
+        b.expect(0, "edit", "x", "--table", "chores", "--text", "b")
+        b.expect(3, "push")
+        #expect(b.conflictKinds == ["x": "changed here, deleted there"])
+        #expect(b.conflicts.first?["server"] == .null)
+        b.expect(0, "resolve", "x", "--table", "chores", "--use-client")
+        b.expect(0, "push")
+        #expect(world.row("x", table: "chores")?["text"] == "b")
+        #expect(b.operations.isEmpty && b.conflicts.isEmpty)
+    }
+
+    @Test("32: a rejected insert is a conflict file with the server's reason; the others go", arguments: ForeignServer.all)
+    func rejection(_ server: ForeignServer) throws {
+        let world = try SyncWorld(foreign: server)
+        let b = world.replica("B")
+        world.synced(b, "x", set: ["priority=1"])
+        b.expect(0, "add", "bad", "--id", "y", "--set", "priority=\"high\"")
+        b.expect(0, "add", "good", "--id", "z")
+        b.expect(3, "push")
+        #expect(b.conflicts.first?["reason"] == "rejected")
+        #expect(b.conflicts.first?["id"] == "y")
+        #expect(world.row("z") != nil && world.row("y") == nil)
+        try b.writeResolution("y", ["text": "bad", "complete": false, "priority": 2])
+        b.expect(0, "resolve", "y")
+        b.expect(0, "push")
+        #expect(world.row("y")?["priority"] == 2)
+    }
 }

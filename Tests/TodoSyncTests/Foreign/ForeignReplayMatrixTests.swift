@@ -15,6 +15,19 @@ import TodoTestSupport
         replica.receipts.map { "\($0["decision"]?.stringValue ?? "?") \($0["rule"]?.stringValue ?? "?")" }
     }
 
+    /// The replica's next write lands but its answer is lost (the push stops, exit 4); the push
+    /// after that sends nothing and completes the op with the receipt `rule`.
+    func landedThenReplayed(_ world: SyncWorld, _ a: CLIHarness, rule: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        world.landThenFail()
+        a.expect(4, "push", sourceLocation: sourceLocation)
+        world.script(nil)
+        world.resetLog()
+        a.expect(0, "push", sourceLocation: sourceLocation)
+        #expect(world.writes().isEmpty, sourceLocation: sourceLocation)
+        #expect(rules(a) == [rule], sourceLocation: sourceLocation)
+        #expect(a.operations.isEmpty && a.conflicts.isEmpty, sourceLocation: sourceLocation)
+    }
+
     @Test("83: a sealed insert that never left: the query finds nothing, the POST goes, no receipt", arguments: ForeignServer.all)
     func sealedInsertNeverSent(_ server: ForeignServer) throws {
         let world = try SyncWorld(foreign: server)
@@ -33,16 +46,9 @@ import TodoTestSupport
         let world = try SyncWorld(foreign: server)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
-        world.landThenFail()
-        a.expect(4, "push")
-        world.script(nil)
-        world.resetLog()
-        a.expect(0, "push")
-        #expect(world.writes().isEmpty)
+        landedThenReplayed(world, a, rule: "replay insert-exists")
         #expect(world.rows().count == 1)
-        #expect(rules(a) == ["replay insert-exists"])
         #expect(a.item("x")?["ms_version"]?.stringValue == world.version("x"))
-        #expect(a.operations.isEmpty && a.conflicts.isEmpty)
     }
 
     @Test("85: the update landed, its answer was lost: no conflict, replay update-applied", arguments: ForeignServer.all)
@@ -51,15 +57,8 @@ import TodoTestSupport
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "edit", "x", "--text", "b")
-        world.landThenFail()
-        a.expect(4, "push")
-        world.script(nil)
-        world.resetLog()
-        a.expect(0, "push")
-        #expect(world.writes().isEmpty)
-        #expect(rules(a) == ["replay update-applied"])
+        landedThenReplayed(world, a, rule: "replay update-applied")
         #expect(a.item("x")?["ms_version"]?.stringValue == world.version("x"))
-        #expect(a.operations.isEmpty && a.conflicts.isEmpty)
     }
 
     @Test("86: the delete landed, its answer was lost: replay delete-gone", arguments: ForeignServer.all)
@@ -68,15 +67,8 @@ import TodoTestSupport
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "rm", "x")
-        world.landThenFail()
-        a.expect(4, "push")
-        world.script(nil)
-        world.resetLog()
-        a.expect(0, "push")
-        #expect(world.writes().isEmpty)
-        #expect(rules(a) == ["replay delete-gone"])
+        landedThenReplayed(world, a, rule: "replay delete-gone")
         #expect(world.row("x")?["deleted"] == true)
-        #expect(a.operations.isEmpty && a.conflicts.isEmpty)
     }
 
     @Test("87: an edit after a crash queues behind; the next PATCH goes on the landed version", arguments: ForeignServer.all)
