@@ -34,7 +34,9 @@ struct OperationSender: Sendable {
 
     /// Follows `context.op` to its outcome. `first`: the answer to its first request, when the
     /// engine already sent it (pipelined with others); only for ops that need no replay check first.
-    func run(_ context: Context, first: Result<TableReply, TransportFailure>? = nil) -> SendOutcome {
+    /// `pushStopped` tells whether another op already stopped the push: then nothing is retried.
+    func run(_ context: Context, first: Result<TableReply, TransportFailure>? = nil,
+             pushStopped: () -> Bool = { false }) -> SendOutcome {
         let op = context.op
         precondition(first == nil || !context.sealedAtStart, "a sealed op is checked before it is sent")
         var first = first
@@ -58,15 +60,16 @@ struct OperationSender: Sendable {
             switch sent {
             case .failure(let failure):
                 mayHaveLanded = mayHaveLanded || failure.mayHaveReachedServer
-                let delay = client.retry.delay(after: attempt, retryAfter: nil)
-                guard let delay else { return .stopped(.network(failure), unsealed: !mayHaveLanded) }
+                guard !pushStopped(), let delay = client.retry.delay(after: attempt, failure: failure) else {
+                    return .stopped(.network(failure), unsealed: !mayHaveLanded)
+                }
                 client.retry.sleep(delay)
                 check = failure.mayHaveReachedServer
                 attempt += 1
             case .success(let reply):
                 if RetryPolicy.isRetryable(status: reply.status) {
                     mayHaveLanded = true
-                    guard let delay = client.retry.delay(after: attempt, retryAfter: reply.retryAfter) else {
+                    guard !pushStopped(), let delay = client.retry.delay(after: attempt, retryAfter: reply.retryAfter) else {
                         return .stopped(reply.status == 408 ? SyncStop(.network, status: 408, message: "the server timed out the request (408) 3 times")
                                         : .server(reply), unsealed: false)
                     }
