@@ -42,8 +42,8 @@ public final class TableStorage: Sendable {
     let clock: Clock
     let tuning: Tuning
     let counter: StorageVersionCounter
-    private let tables: ReadWriteLocked<[String: StoredTable]>
-    private let lock: Mutex<StoreLock?>
+    let tables: ReadWriteLocked<[String: StoredTable]>
+    let lock: Mutex<StoreLock?>
 
     /// Opens (creating if missing) a data directory and recovers every table: a torn last record
     /// after a crash is cut off; anything else unreadable is an error naming the file and offset.
@@ -81,32 +81,6 @@ public final class TableStorage: Sendable {
     /// the schema of their own snapshot (`read`), since this one may be older or newer than them.
     public func schema(_ table: String) -> TableSchema? {
         handle(table)?.schema()
-    }
-
-    /// Creates a table durably; a no-op when one with this name in any case exists.
-    public func createTable(_ name: String, softDelete: Bool) throws {
-        guard Self.isValidTableName(name) else {
-            throw StorageError(.invalidTableName, "'\(name)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
-        }
-        if lock.withLock({ $0 == nil }) { throw StorageError(.unavailable, path: directory, "the storage is closed") }
-        try tables.withLock { tables throws in
-            let key = name.lowercased()
-            if tables[key] != nil { return }
-            let path = directory.appendingPath(key + TableLogFile.suffix)
-            let header = TableLogHeader(table: name, softDelete: softDelete, lastVersion: counter.current, lastUpdatedAt: 0)
-            var file = try TableLogFile.createTemporary(for: path)
-            do {
-                try file.append(TableLogFraming.line(try TableLogCoder.encode(.header(header))))
-                try file.sync()
-                try file.install(as: path)
-            } catch {
-                file.close()
-                throw error
-            }
-            let memory = TableMemory(schema: TableSchema(name: name, softDelete: softDelete),
-                                     lastVersion: header.lastVersion, lastUpdatedAt: 0)
-            tables[key] = StoredTable(key: key, path: path, memory: memory, log: file, rowEntries: 0)
-        }
     }
 
     // MARK: - Reads (any thread; each call sees one consistent, durable state)
