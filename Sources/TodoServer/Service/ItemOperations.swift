@@ -168,7 +168,8 @@ extension TableService {
     }
 
     /// Runs a conditional write; storage failures become 503 (nothing was acknowledged). Returns
-    /// the outcome with the schema as the write left it, for rendering the outcome's row.
+    /// the outcome with the schema as the write left it, for rendering the outcome's row. An insert
+    /// into a table that does not exist yet (dynamic tables) creates it with this write.
     func write(_ c: RequestContext, _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome)
         throws(ServiceError) -> (outcome: WriteOutcome, schema: TableSchema)
     {
@@ -177,10 +178,12 @@ extension TableService {
             return (outcome, w.schema)
         }
         do {
+            if c.table.isNew { return try storage.write(c.table.name, creatingWithSoftDelete: c.table.softDelete, run) }
             return try storage.write(c.table.name, run)
         } catch let e as ServiceError {
             throw e
         } catch {
+            if c.table.isNew { throw ServiceError(503, "The table '\(c.table.name)' could not be created: \(error).") }
             throw .storageUnavailable(error)
         }
     }

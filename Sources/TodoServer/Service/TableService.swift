@@ -86,14 +86,15 @@ public final class TableService: Sendable {
         }
     }
 
-    /// Check 7: the table, matched ignoring case; with dynamic tables a POST insert creates it.
+    /// Check 7: the table, matched ignoring case. With dynamic tables, a POST insert to an unknown
+    /// name goes ahead: the insert itself creates the table (`TableStorage.write(_:creatingWithSoftDelete:_:)`),
+    /// so the table appears with its first row, and not at all when the insert is refused.
     private func table(_ route: Route, _ request: HTTPRequest) throws(ServiceError) -> TableTarget {
-        if let schema = storage.schema(route.table) { return TableTarget(name: schema.name, softDelete: schema.softDelete) }
+        if let schema = storage.schema(route.table) {
+            return TableTarget(name: schema.name, softDelete: schema.softDelete, isNew: false)
+        }
         if configuration.dynamicTables, request.method == "POST", route.id == nil, ItemBody.isIdentifier(route.table) {
-            do { try storage.createTable(route.table, softDelete: true) } catch {
-                throw ServiceError(503, "The table '\(route.table)' could not be created: \(error).")
-            }
-            if let schema = storage.schema(route.table) { return TableTarget(name: schema.name, softDelete: schema.softDelete) }
+            return TableTarget(name: route.table, softDelete: true, isNew: true)
         }
         throw .notFound("The table '\(route.table)' does not exist.")
     }
@@ -171,9 +172,11 @@ public final class TableService: Sendable {
 /// they come from (`TableSnapshot`) or of the write that produced them (`TableWrite.schema`),
 /// never with one read at another moment, which could lack a column a row has (issue 22).
 struct TableTarget {
-    /// The configured spelling.
+    /// The configured spelling; for a table an insert is about to create, the request's.
     var name: String
     var softDelete: Bool
+    /// No table has this name yet: an insert creates it (dynamic tables).
+    var isNew: Bool
 }
 
 /// Everything an operation needs about its request.
