@@ -34,6 +34,7 @@ struct QueryPlan {
     let countAll: Bool
     let order: OrderBy
     let pullShape: PullShape?
+    let idLookup: IDLookup?
 
     init(_ query: QueryParameters, pageSize: Int) throws(ServiceError) {
         do {
@@ -53,6 +54,7 @@ struct QueryPlan {
         countAll = options.inlineCount == .allPages
         order = (options.orderBy ?? .byID).withIDTieBreak
         pullShape = countAll ? nil : PullShape.recognise(filter: options.filter, orderBy: options.orderBy)
+        idLookup = IDLookup.recognise(options.filter)
     }
 
     /// What `take` read: the page, or (for a general order) a copy of the table to finish outside
@@ -69,6 +71,7 @@ struct QueryPlan {
         if referenced.contains(where: { schema.columns[$0] == nil }) {
             return .selected(QuerySelection(schema: schema, rows: [], count: countAll ? 0 : nil, more: false))
         }
+        if let idLookup { return .selected(oneRow(idLookup, snapshot)) }
         if let pullShape { return .selected(pullPage(pullShape, snapshot)) }
         if order == .byID { return .selected(idOrderPage(snapshot)) }
         return .unsorted(schema: schema, rows: snapshot.allRows())
@@ -111,6 +114,16 @@ struct QueryPlan {
         }
         var selection = page(rows, snapshot.schema, count: nil)
         selection.examined = examined
+        return selection
+    }
+
+    /// A filter that names one id (the client's one-row query, protocol §10.3): at most one row
+    /// can match, so it is looked up, not scanned for. O(log n).
+    private func oneRow(_ lookup: IDLookup, _ snapshot: TableSnapshot) -> QuerySelection {
+        let matching = snapshot.row(id: lookup.id).map { [$0] } ?? []
+        let rows = matching.filter { (includeDeleted || !$0.deleted) && (options.filter?.matches(RowValues(row: $0)) ?? true) }
+        var selection = page(Array(rows.dropFirst(min(skip, rows.count)).prefix(top + 1)), snapshot.schema, count: countAll ? rows.count : nil)
+        selection.examined = matching.count
         return selection
     }
 

@@ -159,13 +159,20 @@ struct OperationSender: Sendable {
     /// 409/412/404/410: S from the body when it has a version, else from a GET (§4.6.1).
     private func serverCopyConflict(_ reply: TableReply, _ context: Context, status: Int) -> SendOutcome {
         let op = context.op
-        let server: Item?
+        var server: Item?
         if let s = trustedCopy(reply, op) {
             server = s
         } else {
             switch fetch(op) {
             case .failure(let stop): return .stopped(stop, unsealed: true)
             case .success(let s): server = s
+            }
+            // The server says the id is taken, but no row is spelled so: look again ignoring case.
+            if server == nil, op.kind == .insert, status == 409 {
+                switch fetch(op, ignoringCase: true) {
+                case .failure(let stop): return .stopped(stop, unsealed: true)
+                case .success(let s): server = s
+                }
             }
         }
         return outcome(of: PushRules.afterConflictStatus(op, server: server, onlyOp: context.onlyOp, status: status),
@@ -235,8 +242,9 @@ struct OperationSender: Sendable {
     /// The server copy S by the one-row query (protocol §10.3); nil when the server has no such
     /// row (an empty result, or 404/410). The rows are read with `WireItem.normalize` alone: a
     /// list answer's `ETag` says nothing about any one row.
-    func fetch(_ op: PendingOperation) -> Result<Item?, SyncStop> {
-        switch client.read(.fetch(table: op.table, id: op.id), purpose: .push) {
+    func fetch(_ op: PendingOperation, ignoringCase: Bool = false) -> Result<Item?, SyncStop> {
+        let call: TableCall = ignoringCase ? .fetchIgnoringCase(table: op.table, id: op.id) : .fetch(table: op.table, id: op.id)
+        switch client.read(call, purpose: .push) {
         case .failure(let failure): return .failure(.network(failure))
         case .success(let reply):
             if reply.status == 404 || reply.status == 410 { return .success(nil) }

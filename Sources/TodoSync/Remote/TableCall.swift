@@ -12,6 +12,9 @@ public enum TableCall: Sendable, Equatable {
     /// `GET /tables/T?$filter=id eq '<id>'&__includeDeleted=true`. Not the read-by-id route, which
     /// some servers (Node) answer 404 for a soft-deleted row.
     case fetch(table: String, id: String)
+    /// The same with `tolower(id) eq '<id in lower case>'`: ids are case-insensitive (protocol
+    /// §4.2.4) but `eq` on strings is not, so a row spelled in another case is found only so.
+    case fetchIgnoringCase(table: String, id: String)
     /// `GET /tables/T?$top=1`: does the table exist (sync.md §4.8.4).
     case probeTable(table: String)
     case page(table: String, query: PageQuery)
@@ -19,14 +22,14 @@ public enum TableCall: Sendable, Equatable {
     public var isWrite: Bool {
         switch self {
         case .insert, .update, .delete, .undelete: true
-        case .fetch, .probeTable, .page: false
+        case .fetch, .fetchIgnoringCase, .probeTable, .page: false
         }
     }
 
     public var table: String {
         switch self {
         case .insert(let t, _), .update(let t, _, _, _), .delete(let t, _, _), .undelete(let t, _, _),
-             .fetch(let t, _), .probeTable(let t), .page(let t, _): t
+             .fetch(let t, _), .fetchIgnoringCase(let t, _), .probeTable(let t), .page(let t, _): t
         }
     }
 }

@@ -86,6 +86,10 @@ public struct TableClient: Sendable {
             method = "GET"
             query.append(("$filter", "id eq " + ODataLiteral.quoted(id)))
             query.append(("__includeDeleted", "true"))
+        case .fetchIgnoringCase(_, let id):
+            method = "GET"
+            query.append(("$filter", "tolower(id) eq " + ODataLiteral.quoted(id.lowercased())))
+            query.append(("__includeDeleted", "true"))
         case .probeTable:
             method = "GET"; query.append(("$top", "1"))
         case .page(_, let q):

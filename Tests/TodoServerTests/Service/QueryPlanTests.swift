@@ -55,4 +55,38 @@ import TodoModel
         #expect(filtered.rows.map(\.id) == stride(from: 10_004, through: 10_040, by: 4).map { "row-\($0)" })
         #expect(filtered.examined == 45)  // row-10000 up to row-10044, the 11th match
     }
+
+    /// The client's one-row query (protocol §10.3) is a lookup, and answers what a scan would.
+    @Test func aOneRowQueryIsALookup() throws {
+        let dir = StorageTestDirectory()
+        defer { dir.remove() }
+        let storage = try bigTable(dir)
+        defer { storage.close() }
+        let cases: [(String, Bool, [String])] = [
+            ("id eq 'row-5'", true, ["row-5"]),
+            ("id eq 'ROW-5'", true, []),  // `eq` on strings is case-sensitive (§8.6)
+            ("tolower(id) eq 'row-5'", true, ["row-5"]),
+            ("'row-5' eq tolower(id)", true, ["row-5"]),
+            ("tolower(id) eq 'ROW-5'", true, []),
+            ("id eq 'row-9'", true, ["row-9"]),  // soft-deleted
+            ("id eq 'row-9'", false, []),
+            ("id eq 'row-4' and priority ge 0", true, ["row-4"]),
+            ("id eq 'row-5' and priority ge 0", true, []),
+            ("id eq 'nosuch'", true, []),
+        ]
+        let all = storage.read("big") { $0.allRows() } ?? []
+        for (filter, includeDeleted, expected) in cases {
+            var query = QueryParameters()
+            query.filter = filter
+            query.includeDeleted = includeDeleted
+            let plan = try QueryPlan(query, pageSize: 50)
+            #expect(plan.idLookup != nil, "\(filter)")
+            let page = plan.finish(try #require(storage.read("big") { plan.take(from: $0) }))
+            #expect(page.rows.map(\.id) == expected, "\(filter)")
+            #expect(page.examined <= 1, "looked up, not scanned: \(filter)")
+            // The same answer as evaluating the filter on every row.
+            let parsed = try ODataQueryOptions.parseFilter(filter)
+            #expect(all.filter { (includeDeleted || !$0.deleted) && parsed.matches(RowValues(row: $0)) }.map(\.id) == expected, "\(filter)")
+        }
+    }
 }

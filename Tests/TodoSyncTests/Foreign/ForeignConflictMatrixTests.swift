@@ -341,4 +341,22 @@ import TodoTestSupport
         b.expect(0, "push")
         #expect(world.row("y")?["priority"] == 2)
     }
+
+    @Test("10.2: the same item added on both sides under ids that differ in case is one conflict, found ignoring case",
+          arguments: ForeignServer.all)
+    func addedOnBothSidesInAnotherCase(_ server: ForeignServer) throws {
+        let world = try SyncWorld(foreign: server)
+        let a = world.replica("A"), b = world.replica("B")
+        a.expect(0, "add", "from A", "--id", "ABC")
+        a.expect(0, "push")
+        b.expect(0, "add", "from B", "--id", "abc")
+        b.expect(3, "push")
+        #expect(b.conflictKinds == ["abc": "added on both sides"])
+        #expect(b.conflicts.first?["server"]?["id"] == "ABC")
+        #expect(b.conflicts.first?["server"]?["text"] == "from A")
+        b.expect(0, "resolve", "abc", "--use-client")
+        b.expect(0, "push")
+        #expect(world.row("ABC")?["text"] == "from B")
+        #expect(world.rows().count == 1)
+    }
 }
