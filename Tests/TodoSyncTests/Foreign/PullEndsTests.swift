@@ -36,6 +36,13 @@ import TodoTestSupport
         expectStopped(pull, b)
         #expect(b.itemIDs().filter { $0 != "local" } == Self.rows().map(\.id), "the first page held every row, and it is kept")
         #expect(table.requestCount <= 5, "\(table.requestCount) requests")
+        // A clone meets the same server: it ends too, keeping the replica and its rows.
+        let folder = world.directory.sub("C")
+        let c = CLIHarness(directory: world.directory.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"])
+        let clone = c.run("clone", world.url, folder)
+        #expect(clone.code == 4 && clone.err.contains("does not page as asked"), "\(clone)")
+        #expect(CLIHarness(directory: folder).itemIDs() == Self.rows().map(\.id))
+        #expect(table.requestCount <= 10, "\(table.requestCount) requests")
     }
 
     @Test("a server that answers the same first page to every request: that page is kept, then a clear stop")
