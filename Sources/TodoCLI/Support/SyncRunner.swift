@@ -74,6 +74,29 @@ enum SyncRunner {
         return report
     }
 
+    /// `pull --verify` (and, without repairs, `doctor --remote`): every row of the server against
+    /// the replica's copies of the same version.
+    static func verify(_ store: Store, _ ctx: CommandContext, table: String?, repair: Bool, json: Bool) throws(CLIError) -> RemoteVerifier.Report {
+        let (client, _, config) = try RemoteAccess.client(store, ctx)
+        defer { client.transport.close() }
+        let report: RemoteVerifier.Report
+        do {
+            report = try RemoteVerifier(store: store, client: client, clock: ctx.clock, pageSize: config.pageSize)
+                .run(table: table, repair: repair)
+        } catch {
+            throw .store(error)
+        }
+        if json {
+            ctx.console.outRaw(VerifyRenderer.json(report).canonicalBytes())
+        } else {
+            for line in VerifyRenderer.text(report) { ctx.console.out(line) }
+        }
+        for warning in report.warnings { ctx.console.err("warning: \(warning)") }
+        for t in report.tables { if let rejected = t.rejected { ctx.console.err("error: \(t.table): \(rejected)") } }
+        if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull --verify") { ctx.console.err(line) } }
+        return report
+    }
+
     /// Validates `--query-id` and `--filter` before any request (sync.md §5.1.2).
     static func pullOptions(_ args: ParsedArguments, command: String) throws(CLIError) -> PullEngine.Options {
         let queryID = args.value("--query-id")

@@ -6,6 +6,8 @@ public struct Receipt: Sendable, Equatable {
         case bothDeleted = "both-deleted"
         /// `todo edit ID --discard` put back what todo wrote over an edit made by hand.
         case discard
+        /// `todo pull --verify` replaced a copy that differed from the server's at its version.
+        case repair
     }
 
     public var number: Int

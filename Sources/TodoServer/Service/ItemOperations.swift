@@ -2,6 +2,10 @@ import TableProtocol
 import TodoModel
 
 /// Insert, read, update, delete and undelete of one item (protocol §5, §6, §7).
+///
+/// Each answer renders its row with the schema of the same moment: a write's answer with the
+/// schema its write left (`TableWrite.schema`, which includes the columns the write added), a read
+/// with the schema of its snapshot. Either way the schema lists every column the row has.
 extension TableService {
     /// What a conditional write found: done, or a conflict to answer with the server's row.
     enum WriteOutcome {
@@ -14,7 +18,7 @@ extension TableService {
     func insert(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
         let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .insert)
         let id = body.id ?? ids.next()
-        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
             if let existing = w.row(id: id) { return .conflict(existing, status: 409) }
             try SchemaCheck.apply(body.columns, to: &w)
             let stamp = w.nextStamp()
@@ -23,23 +27,22 @@ extension TableService {
             w.put(row)
             return .stored(row)
         }
-        guard case .stored(let row) = outcome else { return try answer(outcome, c) }
-        // One schema read serves both the body and the Location (the name never changes).
-        let schema = storage.schema(c.schema.name) ?? c.schema
+        guard case .stored(let row) = outcome else { return try answer(outcome, c, schema: schema) }
         var response = itemResponse(201, row, c, renderer: c.renderer, schema: schema)
         response.headers.set(name: "Location", value: "\(c.baseURL)/tables/\(schema.name)/\(PercentEncoding.encode(row.id))")
         return response
     }
 
     func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
-        guard let row = storage.row(c.schema.name, id: id), !row.deleted || c.query.includeDeleted else {
+        let found = storage.read(c.table.name) { snapshot in (row: snapshot.row(id: id), schema: snapshot.schema) }
+        guard let found, let row = found.row, !row.deleted || c.query.includeDeleted else {
             throw .notFound("The item '\(id)' does not exist.")
         }
         if c.generation == .mobileServices, let tag = c.request.headers["If-None-Match"]?.trimmingWhitespace(),
            tag == "*" || tag == RowRenderer.etag(row) {
             return HTTPResponse(status: 304)
         }
-        return itemResponse(200, row, c, renderer: c.renderer)
+        return itemResponse(200, row, c, renderer: c.renderer, schema: found.schema)
     }
 
     func update(_ c: RequestContext, id urlID: String?) throws(ServiceError) -> HTTPResponse {
@@ -55,7 +58,7 @@ extension TableService {
             id = bodyID
         }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), !row.deleted else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
             if body.columns.isEmpty { return .unchanged(row) }
@@ -70,15 +73,15 @@ extension TableService {
         var renderer = c.renderer
         if ifMatch != nil { renderer.systemProperties.insert(.version) }
         switch outcome {
-        case .stored(let row), .unchanged(let row): return itemResponse(200, row, c, renderer: renderer)
-        default: return try answer(outcome, c, id: id)
+        case .stored(let row), .unchanged(let row): return itemResponse(200, row, c, renderer: renderer, schema: schema)
+        default: return try answer(outcome, c, id: id, schema: schema)
         }
     }
 
     func delete(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let soft = c.schema.softDelete
-        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+        let soft = c.table.softDelete
+        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), !row.deleted else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             let stamp = w.nextStamp()
@@ -92,9 +95,9 @@ extension TableService {
             }
             return .stored(row)
         }
-        guard case .stored(let row) = outcome else { return try answer(outcome, c, id: id) }
+        guard case .stored(let row) = outcome else { return try answer(outcome, c, id: id, schema: schema) }
         if c.generation == .mobileServices { return HTTPResponse(status: 204) }
-        return itemResponse(200, row, c, renderer: c.renderer)
+        return itemResponse(200, row, c, renderer: c.renderer, schema: schema)
     }
 
     func undelete(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
@@ -105,9 +108,9 @@ extension TableService {
                 throw .badRequest("An undelete takes no body (or null, or {}).")
             }
         }
-        guard c.schema.softDelete else { throw .badRequest("The table '\(c.schema.name)' does not keep deleted items, so nothing can be undeleted.") }
+        guard c.table.softDelete else { throw .badRequest("The table '\(c.table.name)' does not keep deleted items, so nothing can be undeleted.") }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let outcome = try write(c.schema.name) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             guard row.deleted else { return .unchanged(row) }
@@ -120,8 +123,8 @@ extension TableService {
         }
         switch outcome {
         case .stored(let row), .unchanged(let row):
-            return itemResponse(c.generation == .mobileServices ? 200 : 201, row, c, renderer: c.renderer)
-        default: return try answer(outcome, c, id: id)
+            return itemResponse(c.generation == .mobileServices ? 200 : 201, row, c, renderer: c.renderer, schema: schema)
+        default: return try answer(outcome, c, id: id, schema: schema)
         }
     }
 
@@ -141,19 +144,20 @@ extension TableService {
     }
 
     /// Responses for outcomes other than success: 404, or 409/412 with the server's row.
-    func answer(_ outcome: WriteOutcome, _ c: RequestContext, id: String? = nil) throws(ServiceError) -> HTTPResponse {
+    func answer(_ outcome: WriteOutcome, _ c: RequestContext, id: String? = nil,
+                schema: TableSchema) throws(ServiceError) -> HTTPResponse {
         switch outcome {
         case .missing: throw .notFound("The item '\(id ?? "")' does not exist.")
-        case .conflict(let row, let status): return itemResponse(status, row, c, renderer: .conflict(c.generation))
-        case .stored(let row), .unchanged(let row): return itemResponse(200, row, c, renderer: c.renderer)
+        case .conflict(let row, let status): return itemResponse(status, row, c, renderer: .conflict(c.generation), schema: schema)
+        case .stored(let row), .unchanged(let row): return itemResponse(200, row, c, renderer: c.renderer, schema: schema)
         }
     }
 
     /// One item with its ETag: always in G2 and for 409/412; in G1 when the body shows `__version`.
-    /// `schema`: the table's current schema, when the caller has just read it.
+    /// `schema`: the table's schema at the moment `row` was read or written (never a later read:
+    /// see `TableTarget`).
     func itemResponse(_ status: Int, _ row: StoredRow, _ c: RequestContext, renderer: RowRenderer,
-                      schema current: TableSchema? = nil) -> HTTPResponse {
-        let schema = current ?? storage.schema(c.schema.name) ?? c.schema
+                      schema: TableSchema) -> HTTPResponse {
         let rendered = renderer.renderObject(row, schema: schema)
         var response = json(status, bytes: rendered.bytes)
         if c.generation == .mobileApps || status == 409 || status == 412 || rendered.showsVersion {
@@ -163,13 +167,23 @@ extension TableService {
         return response
     }
 
-    /// Runs a conditional write; storage failures become 503 (nothing was acknowledged).
-    func write(_ table: String, _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome) throws(ServiceError) -> WriteOutcome {
+    /// Runs a conditional write; storage failures become 503 (nothing was acknowledged). Returns
+    /// the outcome with the schema as the write left it, for rendering the outcome's row. An insert
+    /// into a table that does not exist yet (dynamic tables) creates it with this write.
+    func write(_ c: RequestContext, _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome)
+        throws(ServiceError) -> (outcome: WriteOutcome, schema: TableSchema)
+    {
+        let run = { (w: inout TableWrite) throws -> (outcome: WriteOutcome, schema: TableSchema) in
+            let outcome = try body(&w)
+            return (outcome, w.schema)
+        }
         do {
-            return try storage.write(table) { w in try body(&w) }
+            if c.table.isNew { return try storage.write(c.table.name, creatingWithSoftDelete: c.table.softDelete, run) }
+            return try storage.write(c.table.name, run)
         } catch let e as ServiceError {
             throw e
         } catch {
+            if c.table.isNew { throw ServiceError(503, "The table '\(c.table.name)' could not be created: \(error).") }
             throw .storageUnavailable(error)
         }
     }

@@ -4,6 +4,11 @@ import TodoModel
 
 /// Turns a stored row into the JSON a generation expects (protocol §4, §4.8, §8.10).
 ///
+/// Without `$select` a row shows every column of the schema it is rendered with (null where it set
+/// none, §4.7.5) and always every column it has itself, even one that schema lacks: a row is shown
+/// whole whatever schema it is paired with. Callers pass the schema of the row's own snapshot,
+/// which lists all its columns anyway (issue 22); this makes half a row impossible here too.
+///
 /// Rows are written straight to bytes, members sorted by their UTF-8 bytes as the JSON writer sorts
 /// keys, so the bytes are those of the row as a `JSONValue` object: building and sorting a
 /// dictionary per row was a large part of an insert's CPU.
@@ -31,7 +36,7 @@ struct RowRenderer {
     }
 
     func renderObject(_ row: StoredRow, schema: TableSchema) -> RenderedRow {
-        let listed = members(schema)
+        let listed = members(schema, wholeRow: row)
         // A name listed twice keeps its last member, as assigning into a dictionary did.
         var kept: [(name: String, member: Member)] = []
         kept.reserveCapacity(listed.count)
@@ -78,21 +83,38 @@ struct RowRenderer {
         out.reserveCapacity(rows.count * 200)
         for (i, row) in rows.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
+            let start = out.count
             out.append(UInt8(ascii: "{"))
+            var shown = 0  // the row's own columns written so far
             for (j, m) in members.enumerated() {
                 if j > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: keys[j])
-                Self.append(m.member, of: row, to: &out)
+                if case .column(let name) = m.member {
+                    if let value = row.columns[name] {
+                        JSONText.appendValue(value, to: &out)
+                        shown += 1
+                    } else {
+                        JSONText.appendValue(.null, to: &out)
+                    }
+                } else {
+                    Self.append(m.member, of: row, to: &out)
+                }
             }
             out.append(UInt8(ascii: "}"))
+            if select == nil && shown < row.columns.count {
+                // A column the schema lacks: the row is written again, whole (see the type's doc).
+                out.removeSubrange(start...)
+                out.append(contentsOf: renderObject(row, schema: schema).bytes)
+            }
         }
         out.append(UInt8(ascii: "]"))
         return out
     }
 
     /// The members by wire name, unsorted, in the order they are set: `id`, every column of the
-    /// table (one the row never set is null, protocol §4.7.5), the system properties; or `$select`.
-    private func members(_ schema: TableSchema) -> [(name: String, member: Member)] {
+    /// table (one the row never set is null, protocol §4.7.5), the columns of `wholeRow` the table
+    /// lacks, the system properties; or `$select`.
+    private func members(_ schema: TableSchema, wholeRow row: StoredRow? = nil) -> [(name: String, member: Member)] {
         var members: [(name: String, member: Member)] = []
         if let select {
             for name in select {
@@ -105,6 +127,7 @@ struct RowRenderer {
         members.reserveCapacity(schema.columns.count + 5)
         members.append(("id", .id))
         for name in schema.columns.keys { members.append((name, .column(name))) }
+        for name in (row?.columns ?? [:]).keys where schema.columns[name] == nil { members.append((name, .column(name))) }
         if generation == .mobileApps {
             for p in SystemProperty.allCases { members.append((generation.name(p), .system(p))) }
         } else {

@@ -66,7 +66,7 @@ public final class TableService: Sendable {
         if let key = configuration.appKey, !AppKeyCheck.matches(request.headers["X-ZUMO-APPLICATION"], key) {
             throw ServiceError(401, "Unauthorized")
         }
-        let schema = try table(route, request)
+        let table = try table(route, request)
         let operation = try Self.operation(request.method, route, gen)
         var id: String? = nil
         if let raw = route.id {
@@ -74,7 +74,7 @@ public final class TableService: Sendable {
             id = raw
         }
         let query = try QueryParameters.parse(target.queryItems, generation: gen, byID: id != nil)
-        let context = RequestContext(request: request, target: target, generation: gen, schema: schema, query: query,
+        let context = RequestContext(request: request, target: target, generation: gen, table: table, query: query,
                                      baseURL: baseURL(request))
         switch operation {
         case .query: return try runQuery(context)
@@ -86,14 +86,15 @@ public final class TableService: Sendable {
         }
     }
 
-    /// Check 7: the table, matched ignoring case; with dynamic tables a POST insert creates it.
-    private func table(_ route: Route, _ request: HTTPRequest) throws(ServiceError) -> TableSchema {
-        if let schema = storage.schema(route.table) { return schema }
+    /// Check 7: the table, matched ignoring case. With dynamic tables, a POST insert to an unknown
+    /// name goes ahead: the insert itself creates the table (`TableStorage.write(_:creatingWithSoftDelete:_:)`),
+    /// so the table appears with its first row, and not at all when the insert is refused.
+    private func table(_ route: Route, _ request: HTTPRequest) throws(ServiceError) -> TableTarget {
+        if let schema = storage.schema(route.table) {
+            return TableTarget(name: schema.name, softDelete: schema.softDelete, isNew: false)
+        }
         if configuration.dynamicTables, request.method == "POST", route.id == nil, ItemBody.isIdentifier(route.table) {
-            do { try storage.createTable(route.table, softDelete: true) } catch {
-                throw ServiceError(503, "The table '\(route.table)' could not be created: \(error).")
-            }
-            if let schema = storage.schema(route.table) { return schema }
+            return TableTarget(name: route.table, softDelete: true, isNew: true)
         }
         throw .notFound("The table '\(route.table)' does not exist.")
     }
@@ -165,12 +166,25 @@ public final class TableService: Sendable {
     }
 }
 
+/// What a request knows of its table before it reads it: what never changes.
+///
+/// Columns are left out on purpose: an answer renders its rows with the schema of the snapshot
+/// they come from (`TableSnapshot`) or of the write that produced them (`TableWrite.schema`),
+/// never with one read at another moment, which could lack a column a row has (issue 22).
+struct TableTarget {
+    /// The configured spelling; for a table an insert is about to create, the request's.
+    var name: String
+    var softDelete: Bool
+    /// No table has this name yet: an insert creates it (dynamic tables).
+    var isNew: Bool
+}
+
 /// Everything an operation needs about its request.
 struct RequestContext {
     var request: HTTPRequest
     var target: HTTPRequestTarget
     var generation: Generation
-    var schema: TableSchema
+    var table: TableTarget
     var query: QueryParameters
     var baseURL: String
 

@@ -27,15 +27,17 @@ final class StoredTable: Sendable {
     let path: String
     let state: ReadWriteLocked<TableLockedState>
     let commit: LogGroupCommit
-    /// The schema and the end of the record that last changed it, apart from the table lock:
-    /// every request reads the schema, and it must not queue behind writers holding that lock.
-    private let schemaSnapshot: Mutex<(schema: TableSchema, lsn: UInt64)>
+    /// The latest schema and the end of the record that last changed it, apart from the table
+    /// lock: every request looks its table up, and must not queue behind writers holding that
+    /// lock. Never paired with rows: it may be newer than rows read before it, or older than rows
+    /// read after it (issue 22); an answer's rows and schema come from one `read`.
+    private let latestSchema: Mutex<(schema: TableSchema, lsn: UInt64)>
 
     init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int) {
         self.key = key
         self.path = path
         commit = LogGroupCommit(fd: log.fd, path: log.path)
-        schemaSnapshot = Mutex((memory.schema, 0))
+        latestSchema = Mutex((memory.schema, 0))
         state = ReadWriteLocked(TableLockedState(memory: memory, log: log, rowEntries: rowEntries))
     }
 
@@ -46,11 +48,11 @@ final class StoredTable: Sendable {
         return value
     }
 
-    /// The schema, once the last write that changed it is durable. Unlike `read`, it neither
-    /// takes the table lock nor waits for every write appended so far: waiting for the fsync of
-    /// unrelated inserts made every insert wait for the one before it.
+    /// The latest schema, once the last write that changed it is durable. Unlike `read`, it
+    /// neither takes the table lock nor waits for every write appended so far: waiting for the
+    /// fsync of unrelated inserts made every insert wait for the one before it.
     func schema() -> TableSchema {
-        let (schema, lsn) = schemaSnapshot.withLock { $0 }
+        let (schema, lsn) = latestSchema.withLock { $0 }
         waitVisible(through: lsn)
         return schema
     }
@@ -87,7 +89,7 @@ final class StoredTable: Sendable {
                 state.lsn += UInt64(line.count)
                 if !change.columns.isEmpty {
                     let snapshot = (state.memory.schema, state.lsn)
-                    schemaSnapshot.withLock { $0 = snapshot }
+                    latestSchema.withLock { $0 = snapshot }
                 }
                 state.rowEntries += change.puts.count + change.removals.count
                 commit.noteAppended(through: state.lsn)

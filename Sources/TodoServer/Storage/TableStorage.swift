@@ -42,8 +42,8 @@ public final class TableStorage: Sendable {
     let clock: Clock
     let tuning: Tuning
     let counter: StorageVersionCounter
-    private let tables: ReadWriteLocked<[String: StoredTable]>
-    private let lock: Mutex<StoreLock?>
+    let tables: ReadWriteLocked<[String: StoredTable]>
+    let lock: Mutex<StoreLock?>
 
     /// Opens (creating if missing) a data directory and recovers every table: a torn last record
     /// after a crash is cut off; anything else unreadable is an error naming the file and offset.
@@ -76,47 +76,31 @@ public final class TableStorage: Sendable {
         return handles.map { $0.read { $0.schema.name } }.sorted()
     }
 
-    /// The table's schema; the name is matched ignoring case.
+    /// The table's schema; the name is matched ignoring case. For what never changes (the
+    /// configured name, soft delete) and for a quick existence check: rows are rendered only with
+    /// the schema of their own snapshot (`read`), since this one may be older or newer than them.
     public func schema(_ table: String) -> TableSchema? {
         handle(table)?.schema()
     }
 
-    /// Creates a table durably; a no-op when one with this name in any case exists.
-    public func createTable(_ name: String, softDelete: Bool) throws {
-        guard Self.isValidTableName(name) else {
-            throw StorageError(.invalidTableName, "'\(name)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
-        }
-        if lock.withLock({ $0 == nil }) { throw StorageError(.unavailable, path: directory, "the storage is closed") }
-        try tables.withLock { tables throws in
-            let key = name.lowercased()
-            if tables[key] != nil { return }
-            let path = directory.appendingPath(key + TableLogFile.suffix)
-            let header = TableLogHeader(table: name, softDelete: softDelete, lastVersion: counter.current, lastUpdatedAt: 0)
-            var file = try TableLogFile.createTemporary(for: path)
-            do {
-                try file.append(TableLogFraming.line(try TableLogCoder.encode(.header(header))))
-                try file.sync()
-                try file.install(as: path)
-            } catch {
-                file.close()
-                throw error
-            }
-            let memory = TableMemory(schema: TableSchema(name: name, softDelete: softDelete),
-                                     lastVersion: header.lastVersion, lastUpdatedAt: 0)
-            tables[key] = StoredTable(key: key, path: path, memory: memory, log: file, rowEntries: 0)
-        }
-    }
-
     // MARK: - Reads (any thread; each call sees one consistent, durable state)
+
+    /// Runs `body` on the table as of one moment (see `TableSnapshot`): everything one answer shows
+    /// must come from one call, so that its rows and its schema agree. Holds the table's read lock
+    /// while `body` runs, so `body` must be short (O(answer)) and must not call the storage; returns
+    /// once what it saw is durable. Nil when there is no such table.
+    public func read<T: Sendable>(_ table: String, _ body: (TableSnapshot) -> T) -> T? {
+        handle(table)?.read { body(TableSnapshot($0)) }
+    }
 
     /// The row with this id ignoring case, soft-deleted rows included.
     public func row(_ table: String, id: String) -> StoredRow? {
-        handle(table)?.read { $0.row(key: StoredRowKey(id: id)) }
+        read(table) { $0.row(id: id) } ?? nil
     }
 
     /// Every row, in (updatedAt, id) order. O(table): for general queries.
     public func allRows(_ table: String) -> [StoredRow] {
-        handle(table)?.read { $0.order.allRows() } ?? []
+        read(table) { $0.allRows() } ?? []
     }
 
     /// Rows with updatedAt > `after` (>= when `inclusive`; all rows when nil), ascending by
@@ -132,30 +116,25 @@ public final class TableStorage: Sendable {
     func scanRows(_ table: String, updatedAfter after: Int64?, inclusive: Bool, includeDeleted: Bool,
                   limit: Int) -> (rows: [StoredRow], examined: Int)
     {
-        guard limit > 0, let handle = handle(table) else { return ([], 0) }
-        return handle.read { memory in
+        guard limit > 0 else { return ([], 0) }
+        return read(table) { snapshot in
             var rows: [StoredRow] = []
-            let examined = memory.order.scan(after: after, inclusive: inclusive) { row in
+            let examined = snapshot.scan(updatedAfter: after, inclusive: inclusive) { row in
                 if includeDeleted || !row.deleted { rows.append(row) }
                 return rows.count < limit
             }
             return (rows, examined)
-        }
+        } ?? ([], 0)
     }
 
     /// Visits rows in `id asc` order (stored spelling, by Unicode scalars) until `visit` returns
     /// false. Holds the table's read lock meanwhile, so `visit` must not call the storage.
     public func forEachRowInIDOrder(_ table: String, _ visit: (StoredRow) -> Bool) {
-        handle(table)?.read { memory in
-            memory.idOrder.forEach { _, key in
-                guard let row = memory.row(key: key) else { return true }
-                return visit(row)
-            }
-        }
+        _ = read(table) { $0.forEachRowInIDOrder(visit) }
     }
 
     public func rowCount(_ table: String, includeDeleted: Bool) -> Int {
-        handle(table)?.read { $0.rowCount(includeDeleted: includeDeleted) } ?? 0
+        read(table) { $0.rowCount(includeDeleted: includeDeleted) } ?? 0
     }
 
     // MARK: - Writes

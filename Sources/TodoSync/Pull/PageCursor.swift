@@ -53,13 +53,14 @@ struct PageCursor {
         appliedAtT = []
     }
 
-    /// Moves past a page of applied rows. Returns false when a cursor-mode page held a row
+    /// Moves past a page of applied rows, of `received` rows as sent (rows without a valid id are
+    /// not applied, but `$skip` counts them). Returns false when a cursor-mode page held a row
     /// that was not after the cursor: the caller falls back to skip mode.
-    mutating func advance(past rows: [Item]) -> Bool {
+    mutating func advance(past rows: [Item], received: Int) -> Bool {
         let stamped = rows.filter { $0.system.updatedAt != nil }
         if stamped.isEmpty {
             mode = .plain
-            skip += rows.count
+            skip += received
             return true
         }
         switch mode {
@@ -84,11 +85,11 @@ struct PageCursor {
                 updatedAt = largest
                 skip = stamped.filter { Self.compare($0.system.updatedAt!, largest) == 0 }.count
             } else {
-                skip += rows.count
+                skip += received
             }
             return true
         case .plain:
-            skip += rows.count
+            skip += received
             return true
         }
     }

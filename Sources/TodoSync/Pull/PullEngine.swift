@@ -28,7 +28,6 @@ public final class PullEngine {
     var index: LocalIndex
     /// Page commits: each page's syncfs overlaps the request for the next page.
     let series: CommitSeries
-    var warnedNames = Set<String>()
     /// `<table>/<id key>` → the spelling pulled last in this run: two server rows whose ids differ
     /// only in case become one item (sync.md §10.2), and the user is told.
     var spellings: [String: String] = [:]
@@ -118,73 +117,45 @@ public final class PullEngine {
         let full = currentOptions.full
         let useToken = job.queryID != nil && !full && !job.resetToken
         if full { tableConfig.cursorMode = .cursor }
-        var cursor = PageCursor(mode: tableConfig.cursorMode,
-                                token: useToken ? stored?.token : nil)
-        // The query's position as last committed: where a switch to skip mode restarts (§10.5.5).
-        var committed = useToken ? stored?.token : nil
-        if committed == nil { index.expectMostlyNewRows(in: job.table) }
-        // Said once a page in skip mode is in: a query the server then rejects did not switch.
-        var switchNote: String?
+        var reader = PageReader(client: client, table: job.table, filter: job.filter, pageSize: pageSize,
+                                mode: tableConfig.cursorMode, token: useToken ? stored?.token : nil)
+        if !useToken || stored?.token == nil { index.expectMostlyNewRows(in: job.table) }
+        func takeMessages() {
+            let (notes, warnings) = reader.takeMessages()
+            result.notes += notes
+            report.warnings += warnings
+        }
         while true {
-            let query = cursor.query(filter: job.filter, generation: client.generation, pageSize: pageSize)
-            let reply: TableReply
-            switch client.read(.page(table: job.table, query: query), purpose: .pull) {
-            case .failure(let failure): return .network(failure)
-            case .success(let r): reply = r
-            }
-            if !reply.isSuccess {
-                if cursor.mode == .cursor, [400, 500, 501].contains(reply.status) {
-                    cursor.fallBack(to: committed)
-                    tableConfig.cursorMode = .skip
-                    switchNote = "the server cannot page by (updatedAt, id); using updatedAt and $skip"
-                    continue
-                }
-                switch reply.status {
-                case 300...399: return .redirect(reply)
-                case 401, 403: return .auth(reply)
-                case 404:
-                    result.rejected = "the server has no table '\(job.table)'"
-                    return nil
-                case 408, 429, 500...599: return .server(reply)
-                default:
-                    result.rejected = "the server rejected the query (\(reply.status))\(reply.message.map { ": " + $0 } ?? "")"
-                    return nil
-                }
-            }
-            guard let rawRows = reply.rows else {
-                return .unexpected(reply, doing: "a pull page of \(job.table) (no list of rows)")
-            }
-            result.pages += 1
-            if let note = switchNote {
-                result.notes.append(note)
-                switchNote = nil
-            }
-            if rawRows.isEmpty {
-                if job.queryID != nil {
+            let next = reader.next()
+            takeMessages()
+            if reader.switchedToSkip { tableConfig.cursorMode = .skip }
+            let rows: [Item], received: Int
+            switch next {
+            case .stopped(let stop): return stop
+            case .notPaging(let reason): return Self.notPaging(reason, job, result)
+            case .rejected(let why):
+                result.rejected = why
+                return nil
+            case .end:
+                result.pages += 1
+                if let queryID = job.queryID {
                     var tx = try store.transaction()
-                    var q = tableConfig.queries[job.queryID!] ?? TableConfig.Query(filter: job.filter)
+                    var q = tableConfig.queries[queryID] ?? TableConfig.Query(filter: job.filter)
                     q.filter = job.filter
                     q.lastPullAt = clock.nowText()
                     if job.resetToken && result.received == 0 { q.token = nil }
-                    tableConfig.queries[job.queryID!] = q
+                    tableConfig.queries[queryID] = q
                     tx.putTableConfig(tableConfig)
                     try series.commit(tx)
                     result.token = q.token
                 }
                 return nil
+            case .page(let r, let n):
+                rows = r
+                received = n
             }
-            var rows: [Item] = []
-            for raw in rawRows {
-                guard let normalized = WireItem.normalize(raw) else {
-                    report.warnings.append("skipped a row without a valid id: \(String(raw.compactText.prefix(80)))")
-                    continue
-                }
-                for name in normalized.dropped where warnedNames.insert(name).inserted {
-                    report.warnings.append("ignored member '\(name)' (not a user field name)")
-                }
-                noteSpelling(normalized.item.id, table: job.table, report: &report)
-                rows.append(normalized.item)
-            }
+            result.pages += 1
+            for row in rows { noteSpelling(row.id, table: job.table, report: &report) }
             var tx = try store.transaction()
             let now = clock.nowText()
             do {
@@ -193,18 +164,14 @@ public final class PullEngine {
                 index.discard()
                 throw error
             }
-            result.received += rawRows.count
-            if !cursor.advance(past: rows) {
-                // From the last committed token, not the start of the pull: the rows up to it are in.
-                cursor.fallBack(to: committed)
-                tableConfig.cursorMode = .skip
-                result.notes.append("the server returned rows out of (updatedAt, id) order; using updatedAt and $skip")
-            }
-            if let token = cursor.token { committed = token }
+            result.received += received
+            reader.advance(past: rows, received: received)
+            takeMessages()
+            if reader.switchedToSkip { tableConfig.cursorMode = .skip }
             if let queryID = job.queryID {
                 var q = tableConfig.queries[queryID] ?? TableConfig.Query(filter: job.filter)
                 q.filter = job.filter
-                if let token = cursor.token {
+                if let token = reader.token {
                     q.token = token
                 } else if job.resetToken {
                     q.token = nil  // the old token belongs to the old filter
@@ -220,6 +187,12 @@ public final class PullEngine {
         }
     }
 
+    /// The stop for a server whose pages stop making progress: exit 4, and the pages applied stay.
+    static func notPaging(_ reason: String, _ job: Job, _ result: PullReport.QueryResult) -> SyncStop {
+        let query = job.queryID.map { "query '\($0)' of \(job.table)" } ?? "the pull of \(job.table)"
+        return SyncStop(.server, message: "the server does not page as asked: \(reason). "
+                        + "\(query) stopped after \(result.received) rows, which are kept; check the remote URL, or a proxy in between")
+    }
 
     /// Warns once per item when this pull meets two spellings of one id (sync.md §10.2).
     func noteSpelling(_ id: String, table: String, report: inout PullReport) {

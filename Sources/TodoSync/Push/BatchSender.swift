@@ -25,7 +25,7 @@ struct BatchSender {
 
     /// One outcome per context, in order.
     func send(_ contexts: [OperationSender.Context]) -> [SendOutcome] {
-        let stopFlag = Atomic<Bool>(false)
+        let stopFlag = StopFlag()
         let lanes = self.lanes
         let perLane = WorkerPool.map(Array(0..<lanes), width: lanes) { lane in
             run(Array(stride(from: lane, to: contexts.count, by: lanes)), contexts, stopFlag)
@@ -35,16 +35,16 @@ struct BatchSender {
         return outcomes
     }
 
-    private func run(_ indices: [Int], _ contexts: [OperationSender.Context], _ stopFlag: borrowing Atomic<Bool>) -> [(Int, SendOutcome)] {
+    private func run(_ indices: [Int], _ contexts: [OperationSender.Context], _ stopFlag: StopFlag) -> [(Int, SendOutcome)] {
         var outcomes: [(Int, SendOutcome)] = []
         func follow(_ index: Int, _ first: Result<TableReply, TransportFailure>?) {
-            let outcome = sender.run(contexts[index], first: first)
-            if case .stopped = outcome { stopFlag.store(true, ordering: .relaxed) }
+            let outcome = sender.run(contexts[index], first: first, pushStopped: { stopFlag.isSet })
+            if case .stopped = outcome { stopFlag.set() }
             outcomes.append((index, outcome))
         }
         var k = 0
         while k < indices.count {
-            if stopFlag.load(ordering: .relaxed) {
+            if stopFlag.isSet {
                 outcomes += indices[k...].map { ($0, .notSent) }
                 break
             }
@@ -63,4 +63,11 @@ struct BatchSender {
         }
         return outcomes
     }
+}
+
+/// Set once an op stops the push; every lane reads it before sending or retrying.
+private final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
 }

@@ -34,7 +34,9 @@ struct OperationSender: Sendable {
 
     /// Follows `context.op` to its outcome. `first`: the answer to its first request, when the
     /// engine already sent it (pipelined with others); only for ops that need no replay check first.
-    func run(_ context: Context, first: Result<TableReply, TransportFailure>? = nil) -> SendOutcome {
+    /// `pushStopped` tells whether another op already stopped the push: then nothing is retried.
+    func run(_ context: Context, first: Result<TableReply, TransportFailure>? = nil,
+             pushStopped: () -> Bool = { false }) -> SendOutcome {
         let op = context.op
         precondition(first == nil || !context.sealedAtStart, "a sealed op is checked before it is sent")
         var first = first
@@ -58,15 +60,16 @@ struct OperationSender: Sendable {
             switch sent {
             case .failure(let failure):
                 mayHaveLanded = mayHaveLanded || failure.mayHaveReachedServer
-                let delay = client.retry.delay(after: attempt, retryAfter: nil)
-                guard let delay else { return .stopped(.network(failure), unsealed: !mayHaveLanded) }
+                guard !pushStopped(), let delay = client.retry.delay(after: attempt, failure: failure) else {
+                    return .stopped(.network(failure), unsealed: !mayHaveLanded)
+                }
                 client.retry.sleep(delay)
                 check = failure.mayHaveReachedServer
                 attempt += 1
             case .success(let reply):
                 if RetryPolicy.isRetryable(status: reply.status) {
                     mayHaveLanded = true
-                    guard let delay = client.retry.delay(after: attempt, retryAfter: reply.retryAfter) else {
+                    guard !pushStopped(), let delay = client.retry.delay(after: attempt, retryAfter: reply.retryAfter) else {
                         return .stopped(reply.status == 408 ? SyncStop(.network, status: 408, message: "the server timed out the request (408) 3 times")
                                         : .server(reply), unsealed: false)
                     }
@@ -156,13 +159,20 @@ struct OperationSender: Sendable {
     /// 409/412/404/410: S from the body when it has a version, else from a GET (§4.6.1).
     private func serverCopyConflict(_ reply: TableReply, _ context: Context, status: Int) -> SendOutcome {
         let op = context.op
-        let server: Item?
+        var server: Item?
         if let s = trustedCopy(reply, op) {
             server = s
         } else {
             switch fetch(op) {
             case .failure(let stop): return .stopped(stop, unsealed: true)
             case .success(let s): server = s
+            }
+            // The server says the id is taken, but no row is spelled so: look again ignoring case.
+            if server == nil, op.kind == .insert, status == 409 {
+                switch fetch(op, ignoringCase: true) {
+                case .failure(let stop): return .stopped(stop, unsealed: true)
+                case .success(let s): server = s
+                }
             }
         }
         return outcome(of: PushRules.afterConflictStatus(op, server: server, onlyOp: context.onlyOp, status: status),
@@ -229,18 +239,33 @@ struct OperationSender: Sendable {
         return s
     }
 
-    /// `GET …?__includeDeleted=true`; nil on 404.
-    func fetch(_ op: PendingOperation) -> Result<Item?, SyncStop> {
-        switch client.read(.fetch(table: op.table, id: op.id), purpose: .push) {
+    /// The server copy S by the one-row query (protocol §10.3); nil when the server has no such
+    /// row (an empty result, or 404/410). The rows are read with `WireItem.normalize` alone: a
+    /// list answer's `ETag` says nothing about any one row.
+    func fetch(_ op: PendingOperation, ignoringCase: Bool = false) -> Result<Item?, SyncStop> {
+        let call: TableCall = ignoringCase ? .fetchIgnoringCase(table: op.table, id: op.id) : .fetch(table: op.table, id: op.id)
+        switch client.read(call, purpose: .push) {
         case .failure(let failure): return .failure(.network(failure))
         case .success(let reply):
             if reply.status == 404 || reply.status == 410 { return .success(nil) }
-            if reply.isSuccess, let item = reply.item { return .success(item) }
+            if reply.isSuccess, let rows = reply.rows { return Self.serverCopy(of: op, in: rows, reply) }
             if reply.status == 401 || reply.status == 403 { return .failure(.auth(reply)) }
             if (300...399).contains(reply.status) { return .failure(.redirect(reply)) }
             if RetryPolicy.isRetryable(status: reply.status) { return .failure(.server(reply)) }
-            return .failure(.unexpected(reply, doing: "GET of \(op.table)/\(op.id)"))
+            return .failure(.unexpected(reply, doing: "the query for \(op.table)/\(op.id)"))
         }
+    }
+
+    /// The row of `op`'s item among the rows of a one-row query. A row of another id means the
+    /// server ignored `$filter`; then not finding ours would prove nothing, so the push stops.
+    static func serverCopy(of op: PendingOperation, in rows: [JSONValue], _ reply: TableReply) -> Result<Item?, SyncStop> {
+        let items = rows.compactMap { WireItem.normalize($0)?.item }
+        let ours = items.filter { ItemID.same($0.id, op.id) }
+        guard ours.count == items.count else {
+            return .failure(SyncStop(.server, status: reply.status, message:
+                "the server ignored $filter=id eq '\(op.id)' (it answered rows of other ids), so the server copy of \(op.table)/\(op.id) cannot be known; the operation stays queued. Check the remote URL, or a proxy in between"))
+        }
+        return .success(ours.first { $0.id == op.id } ?? ours.first)
     }
 
     func call(for op: PendingOperation) -> TableCall {

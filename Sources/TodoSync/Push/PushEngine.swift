@@ -112,9 +112,13 @@ public final class PushEngine {
         return following
     }
 
+    /// The conflict's kind (sync.md §7.3), with the clashing fields when there are any:
+    /// "text changed on both sides", "added on both sides (text differs)".
     static func describe(_ kind: String, _ fields: [String]) -> String {
         guard !fields.isEmpty else { return kind }
-        return "\(fields.joined(separator: ", ")) changed on both sides"
+        let names = fields.joined(separator: ", ")
+        if kind == "changed on both sides" { return "\(names) changed on both sides" }
+        return "\(kind) (\(names) \(fields.count == 1 ? "differs" : "differ"))"
     }
 }
 

@@ -8,8 +8,13 @@ public enum TableCall: Sendable, Equatable {
     case update(table: String, id: String, body: JSONValue, version: String?)
     case delete(table: String, id: String, version: String?)
     case undelete(table: String, id: String, version: String?)
-    /// `GET /tables/T/id?__includeDeleted=true`: the server copy, deleted or not.
+    /// The server copy, deleted or not, by the one-row query of protocol §10.3:
+    /// `GET /tables/T?$filter=id eq '<id>'&__includeDeleted=true`. Not the read-by-id route, which
+    /// some servers (Node) answer 404 for a soft-deleted row.
     case fetch(table: String, id: String)
+    /// The same with `tolower(id) eq '<id in lower case>'`: ids are case-insensitive (protocol
+    /// §4.2.4) but `eq` on strings is not, so a row spelled in another case is found only so.
+    case fetchIgnoringCase(table: String, id: String)
     /// `GET /tables/T?$top=1`: does the table exist (sync.md §4.8.4).
     case probeTable(table: String)
     case page(table: String, query: PageQuery)
@@ -17,14 +22,14 @@ public enum TableCall: Sendable, Equatable {
     public var isWrite: Bool {
         switch self {
         case .insert, .update, .delete, .undelete: true
-        case .fetch, .probeTable, .page: false
+        case .fetch, .fetchIgnoringCase, .probeTable, .page: false
         }
     }
 
     public var table: String {
         switch self {
         case .insert(let t, _), .update(let t, _, _, _), .delete(let t, _, _), .undelete(let t, _, _),
-             .fetch(let t, _), .probeTable(let t), .page(let t, _): t
+             .fetch(let t, _), .fetchIgnoringCase(let t, _), .probeTable(let t), .page(let t, _): t
         }
     }
 }
@@ -58,8 +63,13 @@ public struct TableReply: Sendable {
 
     public var isSuccess: Bool { (200...299).contains(status) }
 
-    /// The body as a server copy, when it is an object with a usable `id`.
-    public var item: Item? { body.flatMap { WireItem.normalize($0, etagVersion: WireItem.version(fromETag: headers["ETag"]))?.item } }
+    /// The body as a server copy, when it is an object with a usable `id`. Its version comes from
+    /// the body, else, on a 2xx answer only, from a strong `ETag` (protocol §10.4): an error or
+    /// conflict answer's `ETag` may describe anything, even the client's own body echoed back.
+    public var item: Item? {
+        let etag = isSuccess ? WireItem.version(fromETag: headers["ETag"]) : nil
+        return body.flatMap { WireItem.normalize($0, etagVersion: etag)?.item }
+    }
 
     /// The rows of a list body: a bare array, `{"results": [...]}`, or `{"items": [...]}` (§10.4).
     public var rows: [JSONValue]? {

@@ -52,13 +52,13 @@ public struct TableClient: Sendable {
         var attempt = 1
         while true {
             let result = send(call, purpose: purpose)
-            let retryAfter: Double?
+            let wait: Double?
             switch result {
-            case .success(let reply) where RetryPolicy.isRetryable(status: reply.status): retryAfter = reply.retryAfter
+            case .success(let reply) where RetryPolicy.isRetryable(status: reply.status): wait = retry.delay(after: attempt, retryAfter: reply.retryAfter)
             case .success: return result
-            case .failure: retryAfter = nil
+            case .failure(let failure): wait = retry.delay(after: attempt, failure: failure)
             }
-            guard let wait = retry.delay(after: attempt, retryAfter: retryAfter) else { return result }
+            guard let wait else { return result }
             retry.sleep(wait)
             attempt += 1
         }
@@ -83,7 +83,13 @@ public struct TableClient: Sendable {
         case .undelete(_, let id, let v):
             method = "POST"; path += "/" + PercentEncoding.encode(id); version = v
         case .fetch(_, let id):
-            method = "GET"; path += "/" + PercentEncoding.encode(id); query.append(("__includeDeleted", "true"))
+            method = "GET"
+            query.append(("$filter", "id eq " + ODataLiteral.quoted(id)))
+            query.append(("__includeDeleted", "true"))
+        case .fetchIgnoringCase(_, let id):
+            method = "GET"
+            query.append(("$filter", "tolower(id) eq " + ODataLiteral.quoted(id.lowercased())))
+            query.append(("__includeDeleted", "true"))
         case .probeTable:
             method = "GET"; query.append(("$top", "1"))
         case .page(_, let q):

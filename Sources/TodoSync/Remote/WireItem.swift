@@ -48,10 +48,10 @@ public enum WireItem {
         !name.lowercased().hasPrefix("ms_")
     }
 
-    /// The version carried by an `ETag` header: `W/` removed, quotes removed, `\"` unescaped.
+    /// The version carried by a strong `ETag` header: quotes removed, `\"` unescaped. A weak one
+    /// (`W/…`) is never a version (protocol §10.4): Express sends a hash of the body as one.
     public static func version(fromETag etag: String?) -> String? {
-        guard var text = etag?.trimmingSpaces, !text.isEmpty else { return nil }
-        if text.hasPrefix("W/") { text.removeFirst(2) }
+        guard var text = etag?.trimmingSpaces, !text.isEmpty, !text.hasPrefix("W/") else { return nil }
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
         // Most versions hold no backslash; `replacing` costs a regex-engine call each.
         guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }

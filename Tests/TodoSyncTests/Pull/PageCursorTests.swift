@@ -170,3 +170,8 @@ import TodoModel
         #expect(cursor.token == Self.token(Self.t1, "a"))
     }
 }
+
+extension PageCursor {
+    /// A page whose every row was valid: as many received as applied.
+    mutating func advance(past rows: [Item]) -> Bool { advance(past: rows, received: rows.count) }
+}

@@ -103,7 +103,8 @@ import TodoTestSupport
         }
         let push = a.expect(0, "push")
         #expect(world.requests().map { "\($0.method) \($0.status)" }
-                == ["POST 503", "GET 404", "POST 503", "GET 404", "POST 201"])
+                == ["POST 503", "GET 200", "POST 503", "GET 200", "POST 201"])
+        #expect(world.requests().filter { $0.method == "GET" }.allSatisfy { $0.isServerCopyQuery(for: "x") })
         #expect(world.rows().count == 1)
         #expect(a.operations.isEmpty)
         #expect(push.out.contains("1 ok"), "\(push)")

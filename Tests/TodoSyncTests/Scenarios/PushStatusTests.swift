@@ -54,7 +54,8 @@ import TodoTestSupport
         world.resetLog()
         a.expect(3, "push")
         #expect(world.requests().map { "\($0.method) \($0.path) \($0.status)" }
-                == ["PATCH /tables/todoitem/x 404", "GET /tables/todoitem 200", "GET /tables/todoitem/x 200"])
+                == ["PATCH /tables/todoitem/x 404", "GET /tables/todoitem 200", "GET /tables/todoitem 200"])
+        #expect(world.requests().last?.query("$filter") == "id eq 'x'", "the server copy comes from the one-row query")
         let conflict = try #require(a.conflicts.first)
         #expect(conflict["status"] == 404)
         #expect(conflict["server"]?["ms_deleted"] == true)

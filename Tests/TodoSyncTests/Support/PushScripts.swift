@@ -51,9 +51,12 @@ extension SyncWorld {
         }
     }
 
-    /// Requests whose path ends with the item's id (writes and GETs of that item).
+    /// Requests about the item: writes, reads by id, and the one-row queries for its server copy.
     func requests(for id: String, table: String = "todoitem") -> [Exchange] {
-        requests().filter { $0.path == "/tables/\(table)/\(id)" || ($0.method == "POST" && $0.path == "/tables/\(table)" && $0.json?["id"]?.stringValue == id) }
+        requests().filter {
+            $0.path == "/tables/\(table)/\(id)" || ($0.method == "POST" && $0.path == "/tables/\(table)" && $0.json?["id"]?.stringValue == id)
+                || $0.isServerCopyQuery(for: id, table: table)
+        }
     }
 
     /// `add` then `push` on the replica, so the item is synced at its first server version,

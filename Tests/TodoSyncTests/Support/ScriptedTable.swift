@@ -39,15 +39,24 @@ final class ScriptedTable: Sendable {
     /// A runaway pull is answered 400 after this many list requests, so a loop fails the test
     /// instead of hanging it.
     let requestLimit: Int
+    /// Query options this table acts as if it never received (`$filter`, `$orderby`, `$top`,
+    /// `$skip`): a server or proxy that drops them (issue 15 item 4). Without `$orderby` the rows
+    /// come in the order of `rows`.
+    let ignoring: Set<String>
     private let served = Mutex(0)
 
-    init(name: String = "todoitem", rows: [Row], sentDigits: Int = 3, link: String? = nil, requestLimit: Int = 200) {
+    init(name: String = "todoitem", rows: [Row], sentDigits: Int = 3, link: String? = nil, requestLimit: Int = 200,
+         ignoring: Set<String> = []) {
         self.name = name
         self.rows = Mutex(rows)
         self.sentDigits = sentDigits
         self.link = link
         self.requestLimit = requestLimit
+        self.ignoring = ignoring
     }
+
+    /// List requests answered so far.
+    var requestCount: Int { served.withLock { $0 } }
 
     /// Milliseconds after the harness epoch, as an instant; `ticks` adds sub-millisecond time.
     static func instant(_ millisecond: Int64, ticks: Int64 = 0) -> WireInstant {
@@ -64,19 +73,22 @@ final class ScriptedTable: Sendable {
         else { return nil }
         let count = served.withLock { n -> Int in n += 1; return n }
         guard count <= requestLimit else { return Self.error(400, "scripted table: too many requests") }
+        func value(_ name: String) -> String? { ignoring.contains(name) ? nil : target.queryValues(for: name).first }
         let filter: FilterExpression?
-        let order: OrderBy
+        let order: OrderBy?
         do {
-            filter = try target.queryValues(for: "$filter").first.map { text throws(ODataQueryError) in try ODataQueryOptions.parseFilter(text) }
-            order = try (target.queryValues(for: "$orderby").first.map { text throws(ODataQueryError) in try OrderBy.parse(text) } ?? .byID).withIDTieBreak
+            filter = try value("$filter").map { text throws(ODataQueryError) in try ODataQueryOptions.parseFilter(text) }
+            order = ignoring.contains("$orderby") ? nil
+                : try (value("$orderby").map { text throws(ODataQueryError) in try OrderBy.parse(text) } ?? .byID).withIDTieBreak
         } catch {
             return Self.error(400, "\(error)")
         }
-        let top = target.queryValues(for: "$top").first.flatMap { Int($0) } ?? 50
-        let skip = target.queryValues(for: "$skip").first.flatMap { Int($0) } ?? 0
+        let top = value("$top").flatMap { Int($0) } ?? (ignoring.contains("$top") ? Int.max : 50)
+        let skip = value("$skip").flatMap { Int($0) } ?? 0
         let selected = rows.withLock { $0 }.filter { row in filter.map { $0.matches(Self.filterRow(row)) } ?? true }
-        let sorted = selected.map { ($0, order.keyValues(of: Self.filterRow($0))) }
-            .sorted { order.compare($0.1, $1.1) < 0 }.map(\.0)
+        let sorted = order.map { order in
+            selected.map { ($0, order.keyValues(of: Self.filterRow($0))) }.sorted { order.compare($0.1, $1.1) < 0 }.map(\.0)
+        } ?? selected
         let page = sorted.dropFirst(skip).prefix(top)
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         if let link, !page.isEmpty { headers.add(name: "Link", value: link) }
@@ -153,6 +165,11 @@ extension SyncWorld.Exchange {
     /// The decoded value of a query parameter, or nil.
     func query(_ name: String) -> String? {
         (try? HTTPRequestTarget(parsing: target))?.queryValues(for: name).first
+    }
+
+    /// The one-row query of protocol §10.3 that fetches the server copy of `id`.
+    func isServerCopyQuery(for id: String, table: String = "todoitem") -> Bool {
+        method == "GET" && path == "/tables/\(table)" && query("$filter") == "id eq '\(id)'" && query("__includeDeleted") == "true"
     }
 }
 

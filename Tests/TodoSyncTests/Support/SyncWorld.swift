@@ -36,13 +36,18 @@ final class SyncWorld: @unchecked Sendable {
     let appKey: String?
     private let shared = Shared()
 
+    /// The server the replicas believe they talk to: ours, or a foreign one's answers (the
+    /// `service` that scripts see is this layer over the real service).
+    let foreign: ForeignServer
+
     /// The log and the script, shared with the server's threads.
     final class Shared: Sendable {
         let exchanges = Mutex<[Exchange]>([])
         let script = Mutex<Script?>(nil)
     }
 
-    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+    init(foreign: ForeignServer = .ours, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+        self.foreign = foreign
         var config = ServiceConfiguration()
         config.dynamicTables = true
         configure(&config)
@@ -53,7 +58,7 @@ final class SyncWorld: @unchecked Sendable {
         let shared = self.shared
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
                             respond: { request in
-                                let real: @Sendable (HTTPRequest) -> HTTPResponse = { service.respond(to: $0) }
+                                let real: @Sendable (HTTPRequest) -> HTTPResponse = { foreign.answer($0, { service.respond(to: $0) }) }
                                 let response = shared.script.withLock { $0 }.map { $0(request, real) } ?? real(request)
                                 shared.exchanges.withLock {
                                     $0.append(Exchange(method: request.method, target: request.target, headers: request.headers,
@@ -82,14 +87,14 @@ final class SyncWorld: @unchecked Sendable {
     func writes() -> [Exchange] { requests().filter(\.isWrite) }
 
     /// A new replica in `name/`, initialised against this server.
-    func replica(_ name: String, protocol generation: String = "mobile-apps", extraInit: [String] = [],
+    func replica(_ name: String, protocol generation: String? = nil, extraInit: [String] = [],
                  environment: [String: String] = [:]) -> CLIHarness {
         var env = ["TODO_RETRY_WAIT_SCALE": "0", "TODO_REQUEST_TIMEOUT": "5"]
         env.merge(environment) { $1 }
         let dir = directory.path.appendingPath(name)
         try? LocalFileSystem().createDirectory(dir)
         let harness = CLIHarness(directory: dir, environment: env)
-        let result = harness.run(["init", "--remote", url, "--protocol", generation] + extraInit)
+        let result = harness.run(["init", "--remote", url, "--protocol", generation ?? foreign.generation] + extraInit)
         precondition(result.code == 0, "init failed: \(result)")
         return harness
     }
@@ -129,6 +134,12 @@ extension CLIHarness {
     /// Runs a command and fails the test with its transcript when the exit code differs.
     @discardableResult
     func expect(_ code: Int32, _ args: String..., sourceLocation: SourceLocation = #_sourceLocation) -> CLIResult {
+        expect(code, args, sourceLocation: sourceLocation)
+    }
+
+    /// `expect` with the arguments as one array.
+    @discardableResult
+    func expect(_ code: Int32, _ args: [String], sourceLocation: SourceLocation = #_sourceLocation) -> CLIResult {
         let result = run(args)
         if result.code != code {
             Issue.record("todo \(args.joined(separator: " ")): expected exit \(code)\n\(result)", sourceLocation: sourceLocation)
