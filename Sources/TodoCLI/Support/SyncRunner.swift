@@ -7,7 +7,6 @@ import TodoSync
 /// store lock that the caller holds, and prints their reports.
 enum SyncRunner {
     static func push(_ store: Store, _ ctx: CommandContext, table: String?, json: Bool, concurrency: Int? = nil) throws(CLIError) -> PushReport {
-        try refuseHandEditedItems(store, table: table)
         let (client, endpoint, config) = try RemoteAccess.client(store, ctx)
         defer { client.transport.close() }
         let engine = PushEngine(store: store, client: client, clock: ctx.clock,
@@ -22,6 +21,13 @@ enum SyncRunner {
         if let count = ctx.environment["TODO_PUSH_CONNECTIONS"].flatMap(Int.init), count > 0 { options.connections = count }
         var report: PushReport
         do { report = try engine.run(options) } catch { throw .store(error) }
+        // The push refused to send while queued items are edited by hand (a pull refuses such an
+        // item when a row for it arrives: `Store.item`).
+        if !report.handEdits.isEmpty {
+            var refusal = StoreAccess.refuse(report.handEdits)
+            refusal.message = "nothing was pushed: " + refusal.message
+            throw refusal
+        }
         ctx.console.endProgress()
         report.remote = endpoint.displayURL
         report.generation = config.protocolGeneration.rawValue
@@ -32,19 +38,6 @@ enum SyncRunner {
         }
         if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "push") { ctx.console.err(line) } }
         return report
-    }
-
-    /// A push replaces each pushed item's file with the server's copy, and sends each operation's
-    /// copy: an edit made by hand to one of them (`HandEdit`) would be lost, or sent though todo
-    /// never recorded it, so the push stops before sending anything. (A pull refuses such an item
-    /// when a row for it arrives: `Store.item`.)
-    static func refuseHandEditedItems(_ store: Store, table: String?) throws(CLIError) {
-        let edits: [HandEdit]
-        do { edits = try store.handEdits(of: store.operations(table: table)) } catch { throw .store(error) }
-        guard !edits.isEmpty else { return }
-        var refusal = StoreAccess.refuse(edits)
-        refusal.message = "nothing was pushed: " + refusal.message
-        throw refusal
     }
 
     static func pull(_ store: Store, _ ctx: CommandContext, options: PullEngine.Options, json: Bool) throws(CLIError) -> PullReport {

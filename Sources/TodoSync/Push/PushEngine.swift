@@ -49,6 +49,16 @@ public final class PushEngine {
     public func run(_ options: Options) throws(StoreError) -> PushReport {
         let started = clock.nowMilliseconds()
         var run = try PushRun(store: store, table: options.table)
+        // A push replaces each pushed item's file with the server's copy and sends each op's copy:
+        // an edit made by hand to either would be lost, or sent though todo never recorded it, so
+        // the push sends nothing while one exists (issue 15 item 8). Read with the queue it has.
+        let edits = try store.handEdits(of: run.operations)
+        guard edits.isEmpty else {
+            var report = run.report
+            report.handEdits = edits
+            report.remaining = run.total
+            return report
+        }
         let series = CommitSeries(store: store)
         var current = run.nextBatch(size: options.batchSize, busy: [])
         var staged = try store.transaction()

@@ -1,7 +1,10 @@
 import TodoModel
+import TodoStore
 
 /// What a push did (sync.md §4.9.1). The CLI renders it as text or JSON.
 public struct PushReport: Sendable {
+    /// Files of the queued items edited by hand: the push sent nothing (see `PushEngine.run`).
+    public var handEdits: [HandEdit] = []
     /// One op's result, for the per-op lines.
     public struct Line: Sendable, Equatable {
         public enum Result: Sendable, Equatable {

@@ -46,6 +46,9 @@ struct PushRun {
         }
     }
 
+    /// Every op still to send, in queue order.
+    var operations: [PendingOperation] { queue.map { ops[$0]! } }
+
     /// The first op of each item that is neither held (§4.2) nor in `busy`, in queue order, up
     /// to `size`. Held ops leave the queue and are counted as they are met.
     mutating func nextBatch(size: Int, busy: Set<ItemKey>) -> Batch {
