@@ -5,15 +5,19 @@ import TodoSync
 struct DoctorCommand: Command {
     static let name = "doctor"
     static let summary = "check the whole store and report every problem"
-    static let usage = "doctor [--json]"
+    static let usage = "doctor [--remote] [--json]"
     static let discussion = """
         Completes an interrupted command if one was cut off (that is not a repair: its commit had
         happened), then checks every file of the .todo directory and the rules that tie operations,
         items and conflicts together. Changes nothing else. On a store it cannot write (a read-only
         folder) it checks what it can read, an unfinished commit included. Exits 1 when it finds a
-        problem.
+        problem. --remote also reads every row of the server and reports each copy the replica
+        keeps at the same version that differs from it ('todo pull --verify' repairs them).
         """
-    static let options: [OptionSpec] = [.json]
+    static let options: [OptionSpec] = [
+        OptionSpec("--remote", .flag, "also compare the replica's copies with the server's rows of the same version"),
+        .json,
+    ]
 
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
@@ -27,8 +31,9 @@ struct DoctorCommand: Command {
         let report = Doctor.check(store, notWritable: notWritable) { url in
             do throws(RemoteEndpoint.ParseError) { _ = try RemoteEndpoint(parsing: url); return nil } catch { return error.message }
         }
+        let remote = args.has("--remote") ? try SyncRunner.runVerifier(store, ctx, table: nil, repair: false) : nil
         if args.has("--json") {
-            let value: JSONValue = [
+            var value: JSONValue = [
                 "ok": .bool(report.problems.isEmpty),
                 "problems": .array(report.problems.map { ["path": .string($0.path), "message": .string($0.message)] }),
                 "notes": .array(report.notes.map { ["path": .string($0.path), "message": .string($0.message)] }),
@@ -36,17 +41,24 @@ struct DoctorCommand: Command {
                            "operations": .number(Double(report.operations)), "conflicts": .number(Double(report.conflicts)),
                            "receipts": .number(Double(report.receipts))],
             ]
+            if let remote { value = .object((value.objectValue ?? [:]).merging(["remote": VerifyRenderer.json(remote)]) { $1 }) }
             ctx.console.outRaw(value.canonicalBytes())
         } else {
             for p in report.problems { ctx.console.out("\(p.path): \(p.message)") }
             for n in report.notes { ctx.console.out("note: \(n.path): \(n.message)") }
             let counts = "\(report.tables) tables, \(report.items) items, \(report.operations) pending operations, \(report.conflicts) conflicts, \(report.receipts) receipts"
             ctx.console.out(report.problems.isEmpty ? "ok: \(counts)" : "\(report.problems.count) problems found (\(counts))")
+            if let remote { for line in VerifyRenderer.text(remote) { ctx.console.out(line) } }
+        }
+        if let remote {
+            for warning in remote.warnings { ctx.console.err("warning: \(warning)") }
+            if let stop = remote.stop { for line in SyncRenderer.stopLines(stop, command: "doctor --remote") { ctx.console.err(line) } }
         }
         if !report.problems.isEmpty {
             ctx.console.err("hint: restore or remove the files named above; 'todo doctor' again shows what is left")
             return ExitCode.failure
         }
+        if let remote, remote.exitStatus != 0 { return remote.stop?.exitStatus ?? ExitCode.failure }
         return ExitCode.ok
     }
 }

@@ -70,15 +70,7 @@ enum SyncRunner {
     /// `pull --verify` (and, without repairs, `doctor --remote`): every row of the server against
     /// the replica's copies of the same version.
     static func verify(_ store: Store, _ ctx: CommandContext, table: String?, repair: Bool, json: Bool) throws(CLIError) -> RemoteVerifier.Report {
-        let (client, _, config) = try RemoteAccess.client(store, ctx)
-        defer { client.transport.close() }
-        let report: RemoteVerifier.Report
-        do {
-            report = try RemoteVerifier(store: store, client: client, clock: ctx.clock, pageSize: config.pageSize)
-                .run(table: table, repair: repair)
-        } catch {
-            throw .store(error)
-        }
+        let report = try runVerifier(store, ctx, table: table, repair: repair)
         if json {
             ctx.console.outRaw(VerifyRenderer.json(report).canonicalBytes())
         } else {
@@ -88,6 +80,18 @@ enum SyncRunner {
         for t in report.tables { if let rejected = t.rejected { ctx.console.err("error: \(t.table): \(rejected)") } }
         if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull --verify") { ctx.console.err(line) } }
         return report
+    }
+
+    /// The verification alone, printing nothing (`doctor --remote` renders it with its own report).
+    static func runVerifier(_ store: Store, _ ctx: CommandContext, table: String?, repair: Bool) throws(CLIError) -> RemoteVerifier.Report {
+        let (client, _, config) = try RemoteAccess.client(store, ctx)
+        defer { client.transport.close() }
+        do {
+            return try RemoteVerifier(store: store, client: client, clock: ctx.clock, pageSize: config.pageSize)
+                .run(table: table, repair: repair)
+        } catch {
+            throw .store(error)
+        }
     }
 
     /// Validates `--query-id` and `--filter` before any request (sync.md §5.1.2).

@@ -93,6 +93,22 @@ import TodoTestSupport
         #expect(b.snapshot() == before)
     }
 
+    @Test("doctor --remote reports the damaged copy and changes nothing; after pull --verify it is clean")
+    func doctorRemote() throws {
+        let world = try SyncWorld()
+        let b = damagedReplica(world)
+        let before = b.snapshot()
+        let doctor = b.expect(1, "doctor", "--remote")
+        #expect(doctor.out.contains("1 copy differs from the server at the same version"), "\(doctor)")
+        #expect(doctor.out.contains("use \"todo pull --verify\""), "\(doctor)")
+        #expect(b.snapshot() == before)
+        let json = try JSONValue.parse(b.expect(1, "doctor", "--remote", "--json").out)
+        #expect(json["remote"]?["differences"]?.arrayValue?.first?["id"] == "x")
+        #expect(json["ok"] == true, "the local checks pass: the damage is only visible against the server")
+        b.expect(0, "pull", "--verify")
+        b.expect(0, "doctor", "--remote")
+    }
+
     @Test("--verify takes no query options")
     func usage() throws {
         let world = try SyncWorld()
