@@ -44,7 +44,7 @@ public enum ServerMain {
         let storage: TableStorage
         let service: TableService
         do {
-            storage = try TableStorage(directory: options.dataDirectory)
+            storage = try TableStorage(directory: options.dataDirectory, onFailure: { printErr(failureLine($0)) })
             service = try TableService(configuration: options.service, storage: storage)
         } catch {
             printErr("error: cannot open the data directory '\(options.dataDirectory)': \(error)\nhint: check the path and its permissions; if a file is named above, restore it from a backup")
@@ -72,6 +72,9 @@ public enum ServerMain {
         printErr("stopped")
         return 0
     }
+
+    /// What the server logs when a table stops serving (a failed fsync): always, even `--quiet`.
+    static func failureLine(_ error: StorageError) -> String { "error: \(error)" }
 
     static func printErr(_ text: String) {
         let line = text + "\n"

@@ -15,7 +15,8 @@ extension TableStorage {
         }
     }
 
-    static func recoverTables(_ directory: String, _ fs: LocalFileSystem) throws -> [String: StoredTable] {
+    static func recoverTables(_ directory: String, _ fs: LocalFileSystem, io: any LogFileIO,
+                              onFailure: @escaping @Sendable (StorageError) -> Void) throws -> [String: StoredTable] {
         let names: [String]
         do {
             names = try fs.listDirectory(directory) ?? []
@@ -37,12 +38,13 @@ extension TableStorage {
             guard isValidTableName(key), key == key.lowercased() else {
                 throw StorageError(.corrupt, path: path, "not a table log name (expected <lower-case table name>.log)")
             }
-            handles[key] = try recoverTable(key: key, path: path, fs)
+            handles[key] = try recoverTable(key: key, path: path, fs, io: io, onFailure: onFailure)
         }
         return handles
     }
 
-    private static func recoverTable(key: String, path: String, _ fs: LocalFileSystem) throws -> StoredTable {
+    private static func recoverTable(key: String, path: String, _ fs: LocalFileSystem, io: any LogFileIO,
+                                     onFailure: @escaping @Sendable (StorageError) -> Void) throws -> StoredTable {
         let bytes: [UInt8]
         do {
             guard let read = try fs.readFile(path) else { throw StorageError(.io, path: path, "the log disappeared") }
@@ -55,7 +57,8 @@ extension TableStorage {
             throw StorageError(.corrupt, path: path, offset: 0,
                                "the header names table '\(replayed.memory.schema.name)', not '\(key)'")
         }
-        let log = try TableLogFile.open(path: path, validLength: replayed.validLength)
-        return StoredTable(key: key, path: path, memory: replayed.memory, log: log, rowEntries: replayed.rowEntries)
+        let log = try TableLogFile.open(path: path, validLength: replayed.validLength, io: io)
+        return StoredTable(key: key, path: path, memory: replayed.memory, log: log, rowEntries: replayed.rowEntries,
+                           onFailure: onFailure)
     }
 }

@@ -13,7 +13,7 @@ import TodoModel
         defer { storage.close() }
         try storage.createTable("t", softDelete: true)
         for i in 0..<3 { try storage.putTestRow("t", "r\(i)", ["text": .string("row \(i)")]) }
-        let first = storage.allRows("t")
+        let first = try storage.allRows("t")
         let lastStart = StorageTestDirectory.read(dir.log("t")).count
         try storage.putTestRow("t", "last", ["text": "the last one", "n": 4])
         return (first, lastStart)
@@ -28,13 +28,13 @@ import TodoModel
         for cut in lastStart..<whole.count {
             StorageTestDirectory.write(dir.log("t"), Array(whole[..<cut]))
             let storage = try dir.open()
-            #expect(storage.allRows("t") == first, "cut at \(cut)")
+            #expect(try storage.allRows("t") == first, "cut at \(cut)")
             #expect(StorageTestDirectory.read(dir.log("t")).count == lastStart, "cut at \(cut)")
             // The log goes on after the cut: a new write lands where the torn record was.
             let added = try storage.putTestRow("t", "after")
             storage.close()
             let reopened = try dir.open()
-            #expect(reopened.allRows("t") == first + [added], "cut at \(cut)")
+            #expect(try reopened.allRows("t") == first + [added], "cut at \(cut)")
             reopened.close()
         }
     }
@@ -53,7 +53,7 @@ import TodoModel
         for (i, bytes) in tails.enumerated() {
             StorageTestDirectory.write(dir.log("t"), bytes)
             let storage = try dir.open()
-            #expect(storage.allRows("t") == first, "tail \(i)")
+            #expect(try storage.allRows("t") == first, "tail \(i)")
             storage.close()
         }
     }
@@ -123,7 +123,7 @@ import TodoModel
         let storage = try dir.open()
         defer { storage.close() }
         #expect(storage.tableNames() == ["t"])
-        #expect(Array(storage.allRows("t").prefix(3)) == first)
+        #expect(try Array(storage.allRows("t").prefix(3)) == first)
         let names = try LocalFileSystem().listDirectory(dir.data)!.sorted()
         #expect(names == ["LOCK", "notes.txt", "t.log"])
     }
