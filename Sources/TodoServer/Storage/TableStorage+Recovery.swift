@@ -52,12 +52,23 @@ extension TableStorage {
         } catch let error as FileSystemError {
             throw StorageError(.io, path: path, "cannot read: \(error.reason)")
         }
-        let replayed = try TableLogReader.replay(bytes, path: path)
+        var replayed = try TableLogReader.replay(bytes, path: path)
         guard replayed.memory.schema.name.lowercased() == key else {
             throw StorageError(.corrupt, path: path, offset: 0,
                                "the header names table '\(replayed.memory.schema.name)', not '\(key)'")
         }
-        let log = try TableLogFile.open(path: path, validLength: replayed.validLength, io: io)
+        var log = try TableLogFile.open(path: path, validLength: replayed.validLength, io: io)
+        // The torn tail is gone now; the stamps it mentioned are not reused (issue 17).
+        if let stamp = replayed.tornTail.record(above: replayed.memory) {
+            do {
+                try log.append(TableLogFraming.line(try TableLogCoder.encode(.commit(stamp))))
+                try log.sync()
+            } catch {
+                log.close()
+                throw error
+            }
+            replayed.memory.apply(stamp)
+        }
         return StoredTable(key: key, path: path, memory: replayed.memory, log: log, rowEntries: replayed.rowEntries,
                            onFailure: onFailure)
     }

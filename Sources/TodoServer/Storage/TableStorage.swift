@@ -17,13 +17,27 @@ import TodoModel
 // with dates in Unix milliseconds and the version as the integer of the server-wide counter. On
 // start the server replays every log into memory; the version counter resumes after the largest
 // version any log mentions, and each table's updatedAt after its largest updatedAt (hard deletes
-// keep their stamp in the log for that reason). A record that is cut short or fails its CRC at the
-// end of a log is what a crash during an append leaves: it was never acknowledged and is cut off.
-// A damaged record followed by a whole one, or a record that does not decode, stops the server with
-// an error naming the file and byte offset; nothing is ever reset. When a log holds more than twice
-// as many row records as the table has rows (and at least 20,000), it is compacted: the live table
-// is written to `<table>.log.tmp`, fsynced, and renamed over the log, then the directory is fsynced;
-// a `.tmp` file found on start is an unfinished compaction or table creation and is deleted.
+// keep their stamp in the log for that reason; a record may be a stamp alone).
+//
+// Torn tail or damage (issue 17): each record is appended by one write and ends with its LF, so a
+// crash during an append leaves a record cut short, without its LF, at the very end: the bytes
+// after the last LF are a torn tail, never acknowledged, and start-up cuts them off; if they
+// mention a version or updatedAt above what the log holds, it then appends a stamp record with
+// them, so the counter never hands them out again. A line that ends in LF was written whole:
+// if its CRC fails, or it verifies but does not decode, it was changed after it was written (and
+// may have been acknowledged), wherever it is, the last line included. That stops start-up with
+// an error naming the file and byte offset; nothing is changed or reset. `todo-server check` lists
+// every such line; `todo-server repair` keeps every record that verifies, moves the damaged lines
+// and the torn tail byte for byte to `<table>.log.damaged.<n>`, and ends the log with a stamp
+// record above every version and updatedAt those bytes mention (see `TableLogRepair`). Residual
+// case: a power loss that persists a later page of an unacknowledged append but not an earlier
+// one leaves a whole line that fails its CRC; it is reported as damage (the safe side) and repair
+// moves it aside. The format is unchanged (version 1): old logs open as before.
+//
+// When a log holds more than twice as many row records as the table has rows (and at least
+// 20,000), it is compacted: the live table is written to `<table>.log.tmp`, fsynced, and renamed
+// over the log, then the directory is fsynced; a `.tmp` file found on start is an unfinished
+// compaction or table creation and is deleted.
 
 /// The durable storage of the table server: every table in memory, every write in an fsynced log.
 ///
