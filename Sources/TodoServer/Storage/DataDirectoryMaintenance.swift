@@ -27,8 +27,8 @@ public enum DataDirectoryMaintenance {
             lines.append("ok: \(logs.count) table log\(logs.count == 1 ? "" : "s"), no damage; the server can start")
         } else {
             lines.append("damaged: \(damaged.joined(separator: ", ")); the server will not start on this directory. "
-                + "Restore \(damaged.count == 1 ? "that file" : "those files") from a backup, or run "
-                + "'todo-server repair --data '\(directory)'' to keep every record that verifies and move the "
+                + "Restore \(damaged.count == 1 ? "that file" : "those files") from a backup, or run: "
+                + "todo-server repair --data '\(directory)' to keep every record that verifies and move the "
                 + "damaged bytes to a file beside the log")
         }
         return Outcome(lines: lines, serverCanStart: damaged.isEmpty)

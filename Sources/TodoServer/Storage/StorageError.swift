@@ -37,9 +37,9 @@ public struct StorageError: Error, Equatable, Sendable, CustomStringConvertible 
         text += message
         if kind == .corrupt {
             let data = "'" + (path?.parentPath ?? ".") + "'"
-            text += "\nhint: the data directory was damaged outside the server; nothing was changed. Run "
-                + "'todo-server check --data \(data)' to list the damage, then restore the file from a backup, "
-                + "or run 'todo-server repair --data \(data)': it keeps every record that verifies and moves "
+            text += "\nhint: the data directory was damaged outside the server; nothing was changed. Run: "
+                + "todo-server check --data \(data) to list the damage; then restore the file from a backup, "
+                + "or run: todo-server repair --data \(data) to keep every record that verifies and move "
                 + "the damaged bytes to a file beside the log."
         }
         return text

@@ -30,7 +30,7 @@ import TodoModel
             let error = #expect(throws: StorageError.self, "byte \(index)") { try dir.open() }
             #expect(error?.kind == .corrupt && error?.path == dir.log("t") && error?.offset == lastStart, "byte \(index)")
             #expect(error?.description.contains("'\(dir.log("t"))' at byte \(lastStart)") == true, "byte \(index)")
-            #expect(error?.description.contains("todo-server repair --data '\(dir.data)'") == true,
+            #expect(error?.description.contains("run: todo-server repair --data '\(dir.data)' to keep") == true,
                     "\(String(describing: error))")
             let unchanged = StorageTestDirectory.read(dir.log("t")) == damaged
             #expect(unchanged, "byte \(index): the log was changed")

@@ -51,7 +51,7 @@ import TodoModel
         #expect(outcome.lines[2].hasPrefix("  damaged record at byte \(log.line(5).lowerBound) "), "\(outcome.lines[2])")
         #expect(outcome.lines[3].hasPrefix("  torn tail at byte \(log.bytes.count) (15 bytes, no final newline)"))
         #expect(outcome.lines[4].hasPrefix("damaged: t.log; the server will not start")
-            && outcome.lines[4].contains("'todo-server repair --data '\(dir.data)''"), "\(outcome.lines[4])")
+            && outcome.lines[4].contains("or run: todo-server repair --data '\(dir.data)' to keep"), "\(outcome.lines[4])")
         let unchanged = StorageTestDirectory.read(dir.log("t")) == damaged
         #expect(unchanged)
     }
