@@ -120,12 +120,13 @@ final class StoredTable: Sendable {
         return result!
     }
 
-    /// Makes everything appended durable, then stops all writes and closes the file.
+    /// Makes everything appended durable, then stops all writes and closes the file. Reads go on
+    /// answering from memory, unless an fsync failed: then what was not durable stays unshown.
     func close() {
         state.withLock { state in
-            try? commit.waitDurable(through: state.lsn)
+            let durable = (try? commit.waitDurable(through: state.lsn)) != nil
             commit.fail(StorageError(.unavailable, path: path, "the storage is closed"), report: false)
-            let old = commit.replaceFile(fd: -1, path: path, durableThrough: state.lsn)
+            let old = commit.replaceFile(fd: -1, path: path, durableThrough: durable ? state.lsn : 0)
             if old >= 0 { _ = Glibc.close(old) }
         }
     }

@@ -33,6 +33,11 @@ struct TableLogInspection {
         let headerEnd: Int
         do {
             let (record, end) = try TableLogReader.readHeader(bytes, path: path)
+            let key = String(path.lastPathComponent.dropLast(TableLogFile.suffix.count))
+            guard record.table.lowercased() == key else {
+                headerProblem = "it names table '\(record.table)', not '\(key)'"
+                return
+            }
             header = (record, 0..<end)
             headerEnd = end
         } catch {

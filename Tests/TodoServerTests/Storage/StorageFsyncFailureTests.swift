@@ -44,6 +44,7 @@ import TodoModel
         #expect(throws: StorageError.self) { try storage.putTestRow("t", "later") }
 
         storage.close()
+        #expect(Self.shown(storage, "lost").filter(\.value).keys.sorted() == [], "closing showed the write")
         let reopened = try dir.open()
         defer { reopened.close() }
         #expect(StorageTestDirectory.read(dir.log("t")) == durableLog)

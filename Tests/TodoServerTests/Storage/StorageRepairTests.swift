@@ -152,6 +152,13 @@ import TodoModel
         }
         let unchanged = StorageTestDirectory.read(dir.log("t")) == bytes
         #expect(unchanged)
+
+        // A whole header that names another table is what start-up refuses too.
+        StorageTestDirectory.write(dir.log("t"), [])
+        StorageTestDirectory.write(dir.data + "/u.log", log.bytes)
+        unlink(dir.log("t"))
+        let check = try DataDirectoryMaintenance.check(directory: dir.data)
+        #expect(!check.serverCanStart && check.lines[0].contains("it names table 't', not 'u'"), "\(check.lines)")
     }
 
     @Test func checkAndRepairNeedTheServerStoppedAndADirectory() throws {
