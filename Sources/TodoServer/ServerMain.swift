@@ -11,6 +11,7 @@ public enum ServerMain {
     public static let usage = """
         usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key KEY] [--tables a,b]
                            [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
+               todo-server check|repair [--data DIR]
 
         A durable table server speaking the Azure Mobile Services (G1) and Mobile Apps 2.0 (G2)
         table protocol. Prints 'listening on http://HOST:PORT' once it serves; logs one line per
@@ -27,9 +28,15 @@ public enum ServerMain {
           --public-url URL    base URL for Location and Link headers behind a proxy
           --generations LIST  g1, g2 or g1,g2 (default: g1,g2)
           --quiet             no per-request log lines
+
+        'todo-server check' reports damaged records in the data directory; 'todo-server repair'
+        keeps every record that verifies and moves the damaged bytes aside (see 'check --help').
         """
 
     public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        if let command = arguments.first, command == "check" || command == "repair" {
+            return ServerMaintenanceCommand.run(command, Array(arguments.dropFirst()))
+        }
         var options: ServerOptions
         do {
             options = try ServerOptions.parse(arguments, environment: environment)
@@ -44,10 +51,12 @@ public enum ServerMain {
         let storage: TableStorage
         let service: TableService
         do {
-            storage = try TableStorage(directory: options.dataDirectory)
+            storage = try TableStorage(directory: options.dataDirectory, onFailure: { printErr(failureLine($0)) })
             service = try TableService(configuration: options.service, storage: storage)
         } catch {
-            printErr("error: cannot open the data directory '\(options.dataDirectory)': \(error)\nhint: check the path and its permissions; if a file is named above, restore it from a backup")
+            let hint = (error as? StorageError)?.kind == .corrupt ? ""
+                : "\nhint: check the path and its permissions"
+            printErr("error: cannot open the data directory '\(options.dataDirectory)': \(error)\(hint)")
             return 1
         }
         let log: (@Sendable (String) -> Void)? = options.quiet ? nil : { @Sendable line in printErr(line) }
@@ -72,6 +81,9 @@ public enum ServerMain {
         printErr("stopped")
         return 0
     }
+
+    /// What the server logs when a table stops serving (a failed fsync): always, even `--quiet`.
+    static func failureLine(_ error: StorageError) -> String { "error: \(error)" }
 
     static func printErr(_ text: String) {
         let line = text + "\n"

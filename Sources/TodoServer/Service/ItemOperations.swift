@@ -34,7 +34,7 @@ extension TableService {
     }
 
     func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
-        let found = storage.read(c.table.name) { snapshot in (row: snapshot.row(id: id), schema: snapshot.schema) }
+        let found = try storageRead(c.table.name) { snapshot in (row: snapshot.row(id: id), schema: snapshot.schema) }
         guard let found, let row = found.row, !row.deleted || c.query.includeDeleted else {
             throw .notFound("The item '\(id)' does not exist.")
         }

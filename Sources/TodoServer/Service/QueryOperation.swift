@@ -7,7 +7,7 @@ import TodoModel
 extension TableService {
     func runQuery(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
         let plan = try QueryPlan(c.query, pageSize: configuration.pageSize)
-        guard let taken = storage.read(c.table.name, { plan.take(from: $0) }) else {
+        guard let taken = try storageRead(c.table.name, { plan.take(from: $0) }) else {
             throw .notFound("The table '\(c.table.name)' does not exist.")
         }
         let selection = plan.finish(taken)

@@ -90,13 +90,21 @@ public final class TableService: Sendable {
     /// name goes ahead: the insert itself creates the table (`TableStorage.write(_:creatingWithSoftDelete:_:)`),
     /// so the table appears with its first row, and not at all when the insert is refused.
     private func table(_ route: Route, _ request: HTTPRequest) throws(ServiceError) -> TableTarget {
-        if let schema = storage.schema(route.table) {
+        let schema: TableSchema?
+        do { schema = try storage.schema(route.table) } catch { throw .storageUnavailable(error) }
+        if let schema {
             return TableTarget(name: schema.name, softDelete: schema.softDelete, isNew: false)
         }
         if configuration.dynamicTables, request.method == "POST", route.id == nil, ItemBody.isIdentifier(route.table) {
             return TableTarget(name: route.table, softDelete: true, isNew: true)
         }
         throw .notFound("The table '\(route.table)' does not exist.")
+    }
+
+    /// `storage.read`, whose failure (the table's fsync failed, so what it holds may include a
+    /// write answered 503) is a 503 saying so (issue 17).
+    func storageRead<T: Sendable>(_ table: String, _ body: (TableSnapshot) -> T) throws(ServiceError) -> T? {
+        do { return try storage.read(table, body) } catch { throw .storageUnavailable(error) }
     }
 
     enum Operation { case query, insert, read, update, delete, undelete }

@@ -1,4 +1,5 @@
 import Glibc
+import TodoBasics
 
 /// Group commit for one log file: writers that wait for durability share fsyncs.
 ///
@@ -9,10 +10,19 @@ import Glibc
 /// their bytes covered when it returns. So N concurrent writers cost about one fsync per round,
 /// not N, while no write returns before an fsync that began after its bytes were written.
 ///
-/// After a failed fsync the kernel may have dropped the dirty pages, so whether the bytes are on
-/// disk is unknown: the table is poisoned (every later wait throws) until a restart replays the log.
+/// After a failed fsync the kernel may have dropped the dirty pages (and marked them clean, so a
+/// later fsync would succeed without writing them: PostgreSQL's 2018 lesson), so whether the bytes
+/// are on disk is unknown, and the memory they were applied to can no longer be trusted. The table
+/// is poisoned: every later wait for bytes beyond what was durable throws, for writers and readers
+/// alike, so nothing not known durable is acknowledged or shown, until a restart replays the log.
+/// Retrying the fsync would prove nothing, hence no retry.
 final class LogGroupCommit: @unchecked Sendable {
     private let condition = StorageConditionLock()
+    private let io: any LogFileIO
+    /// The table's configured name, for the message of a failed fsync.
+    private let table: String
+    /// Told once, when a failed fsync or append poisons the table (the server logs it).
+    private let onFailure: @Sendable (StorageError) -> Void
     // Guarded by `condition`.
     private var fd: Int32
     private var path: String
@@ -23,9 +33,13 @@ final class LogGroupCommit: @unchecked Sendable {
     private var syncs = 0
 
     /// Takes ownership of `fd`: it is closed by `replaceFile`'s caller or on deinit.
-    init(fd: Int32, path: String) {
+    init(fd: Int32, path: String, table: String, io: any LogFileIO,
+         onFailure: @escaping @Sendable (StorageError) -> Void) {
         self.fd = fd
         self.path = path
+        self.table = table
+        self.io = io
+        self.onFailure = onFailure
     }
 
     deinit {
@@ -38,21 +52,22 @@ final class LogGroupCommit: @unchecked Sendable {
     }
 
     /// Returns once everything up to `lsn` is on stable storage; throws if that can no longer happen.
+    /// Writers wait so before they answer, readers so before they show what they read: a reader
+    /// that saw a write whose fsync failed must not show it either (issue 17).
     func waitDurable(through lsn: UInt64) throws(StorageError) {
         if let failure = wait(through: lsn) { throw failure }
     }
 
-    /// Like `waitDurable`, for readers: they return whatever happened (they have nothing to undo).
-    func waitVisible(through lsn: UInt64) {
-        _ = wait(through: lsn)
-    }
-
-    /// Stops all writes: `error` is what every later wait throws.
-    func fail(_ error: StorageError) {
-        condition.withLock {
-            if failure == nil { failure = error }
-            condition.broadcast()
+    /// Stops all writes: `error` is what every later wait beyond the durable end throws. `report`
+    /// tells `onFailure` (not for a normal close).
+    func fail(_ error: StorageError, report: Bool) {
+        let first = condition.withLock {
+            defer { condition.broadcast() }
+            guard failure == nil else { return false }
+            failure = error
+            return true
         }
+        if first && report { onFailure(error) }
     }
 
     var currentFailure: StorageError? { condition.withLock { failure } }
@@ -91,21 +106,36 @@ final class LogGroupCommit: @unchecked Sendable {
             let goal = appended, file = fd, filePath = path
             condition.unlock()
             var result: Int32
-            repeat { result = fdatasync(file) } while result != 0 && errno == EINTR
+            repeat { result = io.fdatasync(file) } while result != 0 && errno == EINTR
             let code = errno
             condition.lock()
             syncing = false
             syncs += 1
+            var poisoned: StorageError?
             if result == 0 {
                 durable = max(durable, goal)
             } else if failure == nil {
-                failure = StorageError(.unavailable, path: filePath,
-                                       "fsync failed (\(String(cString: strerror(code)))); "
-                                           + "writes to this table stop until the server restarts")
+                failure = Self.syncFailure(table: table, path: filePath, code: code)
+                poisoned = failure
             }
             condition.broadcast()
+            if let poisoned {
+                condition.unlock()
+                onFailure(poisoned)
+                condition.lock()
+            }
         }
         return nil
+    }
+
+    /// What a table whose fsync failed answers from then on: what happened, what it means for
+    /// the data, and what the operator must do.
+    static func syncFailure(table: String, path: String, code: Int32) -> StorageError {
+        StorageError(.unavailable, path: path,
+                     "fsync failed (\(errnoText(code))), so the latest writes to table '\(table)' may not be on "
+                         + "disk: the table answers no reads and no writes until the server restarts. Check the "
+                         + "disk (dmesg, free space), then restart todo-server: it recovers the table from what "
+                         + "its log holds")
     }
 }
 

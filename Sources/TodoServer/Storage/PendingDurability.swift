@@ -27,8 +27,8 @@ final class PendingDurability: @unchecked Sendable {
         let commit: LogGroupCommit
         /// End of the answer's write: if it does not become durable, the answer must not be sent.
         var write: UInt64 = 0
-        /// End of what the answer's reads saw: waited for, but a failure leaves the answer as it
-        /// is, as for any reader (see `LogGroupCommit.waitVisible`).
+        /// End of what the answer's reads saw: if it does not become durable either, the answer
+        /// must not be sent (it may show a write that was answered 503, issue 17).
         var read: UInt64 = 0
     }
 
@@ -58,16 +58,16 @@ final class PendingDurability: @unchecked Sendable {
         note(commit) { $0.read = max($0.read, lsn) }
     }
 
-    /// The response for the current answer if one of its writes does not become durable (the
-    /// service gives the one a failed write gets when it waits inline).
+    /// The response for the current answer if one of its writes or reads does not become durable
+    /// (the service gives the one a failed write or read gets when it waits inline).
     func onFailure(_ response: @escaping (StorageError) -> HTTPResponse) {
         precondition(!answers.isEmpty, "PendingDurability is installed only by collect()")
         answers[answers.count - 1].failureResponse = response
     }
 
     /// Waits once per table for everything noted, then forgets it. Returns the answers that
-    /// reported a write that did not become durable, each with the response to send instead
-    /// (`fallback` when the application gave none).
+    /// reported a write, or showed a read, that did not become durable, each with the response to
+    /// send instead (`fallback` when the application gave none).
     func settle(fallback: (StorageError) -> HTTPResponse) -> [Int: HTTPResponse] {
         defer { answers.removeAll(keepingCapacity: true) }
         var tables: [ObjectIdentifier: (commit: LogGroupCommit, through: UInt64)] = [:]
@@ -90,7 +90,8 @@ final class PendingDurability: @unchecked Sendable {
         var replacements: [Int: HTTPResponse] = [:]
         for (number, answer) in answers.enumerated() {
             for need in answer.needs {
-                guard let failure = failures[ObjectIdentifier(need.commit)], need.write > failure.durable else { continue }
+                guard let failure = failures[ObjectIdentifier(need.commit)], max(need.write, need.read) > failure.durable
+                else { continue }
                 replacements[number] = answer.failureResponse?(failure.error) ?? fallback(failure.error)
                 break
             }

@@ -36,8 +36,11 @@ public struct StorageError: Error, Equatable, Sendable, CustomStringConvertible 
         if let path { text += "'\(path)'" + (offset.map { " at byte \($0)" } ?? "") + ": " }
         text += message
         if kind == .corrupt {
-            text += "\nhint: the data directory was damaged outside the server; nothing was changed. "
-                + "Restore the file from a backup, or inspect it: each line is a CRC-32 and a JSON record."
+            let data = "'" + (path?.parentPath ?? ".") + "'"
+            text += "\nhint: the data directory was damaged outside the server; nothing was changed. Run: "
+                + "todo-server check --data \(data) to list the damage; then restore the file from a backup, "
+                + "or run: todo-server repair --data \(data) to keep every record that verifies and move "
+                + "the damaged bytes to a file beside the log."
         }
         return text
     }

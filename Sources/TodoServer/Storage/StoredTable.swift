@@ -21,49 +21,55 @@ struct TableLockedState {
 /// Writers hold the lock while their body runs and while their record is appended, and release it
 /// before waiting for the fsync, so the next writer can append while the previous one waits: that
 /// is what lets group commit batch them. Readers take the same lock briefly, then wait for the
-/// bytes behind what they saw to be durable, so no one is ever shown a write a crash could lose.
+/// bytes behind what they saw to be durable, so no one is ever shown a write a crash could lose;
+/// after a failed fsync that wait throws, so a table whose disk failed shows nothing (issue 17).
 final class StoredTable: Sendable {
     let key: String
     let path: String
     let state: ReadWriteLocked<TableLockedState>
     let commit: LogGroupCommit
+    /// Where this table's log files (and those compaction writes) append and fsync.
+    let io: any LogFileIO
     /// The latest schema and the end of the record that last changed it, apart from the table
     /// lock: every request looks its table up, and must not queue behind writers holding that
     /// lock. Never paired with rows: it may be newer than rows read before it, or older than rows
     /// read after it (issue 22); an answer's rows and schema come from one `read`.
     private let latestSchema: Mutex<(schema: TableSchema, lsn: UInt64)>
 
-    init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int) {
+    init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int,
+         onFailure: @escaping @Sendable (StorageError) -> Void) {
         self.key = key
         self.path = path
-        commit = LogGroupCommit(fd: log.fd, path: log.path)
+        io = log.io
+        commit = LogGroupCommit(fd: log.fd, path: log.path, table: memory.schema.name, io: log.io, onFailure: onFailure)
         latestSchema = Mutex((memory.schema, 0))
         state = ReadWriteLocked(TableLockedState(memory: memory, log: log, rowEntries: rowEntries))
     }
 
-    /// Reads under the lock, then waits until what was read is durable.
-    func read<T: Sendable>(_ body: (TableMemory) -> T) -> T {
+    /// Reads under the lock, then waits until what was read is durable; throws when it cannot
+    /// become durable (a failed fsync), since the read may include a write that was answered 503.
+    func read<T: Sendable>(_ body: (TableMemory) -> T) throws(StorageError) -> T {
         let (value, lsn) = state.withReadLock { state in (body(state.memory), state.lsn) }
-        waitVisible(through: lsn)
+        try waitVisible(through: lsn)
         return value
     }
 
     /// The latest schema, once the last write that changed it is durable. Unlike `read`, it
     /// neither takes the table lock nor waits for every write appended so far: waiting for the
     /// fsync of unrelated inserts made every insert wait for the one before it.
-    func schema() -> TableSchema {
+    func schema() throws(StorageError) -> TableSchema {
         let (schema, lsn) = latestSchema.withLock { $0 }
-        waitVisible(through: lsn)
+        try waitVisible(through: lsn)
         return schema
     }
 
     /// Waits until the log is durable through `lsn`, or leaves that to the group of answers this
-    /// one is part of (see `PendingDurability`).
-    private func waitVisible(through lsn: UInt64) {
+    /// one is part of (see `PendingDurability`, which replaces the answer if that fails).
+    private func waitVisible(through lsn: UInt64) throws(StorageError) {
         if let pending = PendingDurability.current {
             pending.needVisible(commit, through: lsn)
         } else {
-            commit.waitVisible(through: lsn)
+            try commit.waitDurable(through: lsn)
         }
     }
 
@@ -82,7 +88,7 @@ final class StoredTable: Sendable {
                 do throws(StorageError) {
                     try state.log.append(line)
                 } catch {
-                    if error.kind == .unavailable { commit.fail(error) }
+                    if error.kind == .unavailable { commit.fail(error, report: true) }
                     throw error
                 }
                 state.memory.apply(change)
@@ -114,12 +120,13 @@ final class StoredTable: Sendable {
         return result!
     }
 
-    /// Makes everything appended durable, then stops all writes and closes the file.
+    /// Makes everything appended durable, then stops all writes and closes the file. Reads go on
+    /// answering from memory, unless an fsync failed: then what was not durable stays unshown.
     func close() {
         state.withLock { state in
-            commit.waitVisible(through: state.lsn)
-            commit.fail(StorageError(.unavailable, path: path, "the storage is closed"))
-            let old = commit.replaceFile(fd: -1, path: path, durableThrough: state.lsn)
+            let durable = (try? commit.waitDurable(through: state.lsn)) != nil
+            commit.fail(StorageError(.unavailable, path: path, "the storage is closed"), report: false)
+            let old = commit.replaceFile(fd: -1, path: path, durableThrough: durable ? state.lsn : 0)
             if old >= 0 { _ = Glibc.close(old) }
         }
     }

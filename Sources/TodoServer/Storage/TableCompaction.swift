@@ -50,7 +50,7 @@ extension StoredTable {
     func compact(_ plan: CompactionPlan) {
         var temp: TableLogFile
         do {
-            temp = try TableLogFile.createTemporary(for: path)
+            temp = try TableLogFile.createTemporary(for: path, io: io)
         } catch {
             abandon(nil, plan)
             return
@@ -75,7 +75,7 @@ extension StoredTable {
             } catch {
                 if temp.path == path {
                     // Renamed, but the directory fsync failed: which file survives a crash is unknown.
-                    commit.fail(error)
+                    commit.fail(error, report: true)
                     temp.close()
                 } else {
                     abandonLocked(&state, temp, plan)

@@ -14,13 +14,15 @@ struct TableLogFile {
     private(set) var fd: Int32
     /// Where the next append goes: the file's length as far as this process is concerned.
     private(set) var size: Int
+    /// Where appends and fsyncs go (the system, or a test's faults).
+    let io: any LogFileIO
 
     /// Opens an existing log for appending after its `validLength` bytes, cutting off a torn tail
     /// beyond them, and fsyncs it: records a crashed process wrote but never fsynced are about to be
     /// served, so they must be on disk first.
-    static func open(path: String, validLength: Int) throws(StorageError) -> TableLogFile {
+    static func open(path: String, validLength: Int, io: any LogFileIO) throws(StorageError) -> TableLogFile {
         let fd = try retrying("open", path) { Glibc.open(path, O_RDWR | O_CLOEXEC) }
-        let file = TableLogFile(path: path, fd: fd, size: validLength)
+        let file = TableLogFile(path: path, fd: fd, size: validLength, io: io)
         do {
             var st = stat()
             _ = try retrying("stat", path) { fstat(fd, &st) }
@@ -36,10 +38,10 @@ struct TableLogFile {
     }
 
     /// Starts a new, empty file under the temporary name of the log at `finalPath`.
-    static func createTemporary(for finalPath: String) throws(StorageError) -> TableLogFile {
+    static func createTemporary(for finalPath: String, io: any LogFileIO) throws(StorageError) -> TableLogFile {
         let path = String(finalPath.dropLast(suffix.count)) + temporarySuffix
         let fd = try retrying("create", path) { Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        return TableLogFile(path: path, fd: fd, size: 0)
+        return TableLogFile(path: path, fd: fd, size: 0, io: io)
     }
 
     /// Writes `bytes` at the end. On failure the file is cut back to its previous length, so a later
@@ -49,7 +51,7 @@ struct TableLogFile {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { buffer in
-                pwrite(fd, buffer.baseAddress! + written, buffer.count - written, off_t(size + written))
+                io.pwrite(fd, UnsafeRawBufferPointer(rebasing: buffer[written...]), at: size + written)
             }
             if n < 0 {
                 let code = errno
@@ -83,7 +85,7 @@ struct TableLogFile {
     }
 
     func sync() throws(StorageError) {
-        _ = try Self.retrying("fsync", path) { fdatasync(fd) }
+        _ = try Self.retrying("fsync", path) { io.fdatasync(fd) }
     }
 
     /// Renames this (temporary) file over `finalPath` and makes the rename durable.

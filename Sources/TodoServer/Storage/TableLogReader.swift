@@ -45,57 +45,54 @@ struct ReplayedLog {
     var validLength: Int
     /// Row puts and removals in the file, to decide when compaction pays.
     var rowEntries: Int
+    /// What the torn tail mentions (see `MentionedStamp`): the caller records it before the cut.
+    var tornTail = MentionedStamp()
 }
 
 enum TableLogReader {
     /// Replays `bytes` (the whole file at `path`). The header must be whole: logs are created by
-    /// rename, never appended into existence. After it, the first line that is not a whole record
-    /// ends the log if no whole record follows it: that is what a crash during an append leaves.
-    /// A whole record after a damaged one means damage in the middle, which is an error.
+    /// rename, never appended into existence. Then every line must be a record that verifies and
+    /// decodes, except the torn tail after the last LF (see `TableLogLine` for the rule). Damage
+    /// is an error naming the file and offset, and pointing to `todo-server check` and `repair`.
     static func replay(_ bytes: [UInt8], path: String) throws(StorageError) -> ReplayedLog {
+        let (header, headerEnd) = try readHeader(bytes, path: path)
+        let memory = TableMemory(schema: TableSchema(name: header.table, softDelete: header.softDelete),
+                                 lastVersion: header.lastVersion, lastUpdatedAt: header.lastUpdatedAt)
+        var replayed = ReplayedLog(memory: memory, validLength: headerEnd, rowEntries: 0)
+        try TableLogLine.forEach(in: bytes, from: headerEnd) { line throws(StorageError) in
+            switch line {
+            case .record(let range, let json):
+                let commit: TableCommit
+                do throws(TableLogDecoder.Failure) {
+                    commit = try TableLogDecoder.commit(json)
+                } catch {
+                    throw StorageError(.corrupt, path: path, offset: range.lowerBound,
+                                       "a record that does not decode (\(error.reason))")
+                }
+                memory.apply(commit)
+                replayed.rowEntries += commit.puts.count + commit.removals.count
+                replayed.validLength = range.upperBound
+            case .damaged(let range):
+                throw StorageError(.corrupt, path: path, offset: range.lowerBound,
+                                   "damaged record of \(range.count) bytes: its CRC-32 does not match, yet it is "
+                                       + "whole (it ends in a newline), so it was written and acknowledged, "
+                                       + "then changed on disk")
+            case .torn(let range):
+                replayed.tornTail = MentionedStamp(scanning: bytes[range])
+            }
+        }
+        return replayed
+    }
+
+    /// The header record and the offset after it.
+    static func readHeader(_ bytes: [UInt8], path: String) throws(StorageError) -> (TableLogHeader, Int) {
         guard let headerEnd = bytes.firstIndex(of: UInt8(ascii: "\n")),
               let headerJSON = TableLogFraming.payload(bytes, 0, headerEnd)
         else { throw StorageError(.corrupt, path: path, offset: 0, "the header record is damaged or missing") }
-        let header: TableLogHeader
         do {
-            header = try TableLogDecoder.header(headerJSON)
+            return (try TableLogDecoder.header(headerJSON), headerEnd + 1)
         } catch {
             throw StorageError(.corrupt, path: path, offset: 0, error.reason)
         }
-        let memory = TableMemory(schema: TableSchema(name: header.table, softDelete: header.softDelete),
-                                 lastVersion: header.lastVersion, lastUpdatedAt: header.lastUpdatedAt)
-        var rowEntries = 0
-        var offset = headerEnd + 1
-        while offset < bytes.count {
-            guard let end = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")),
-                  let json = TableLogFraming.payload(bytes, offset, end)
-            else {
-                if let later = firstWholeRecord(in: bytes, after: offset) {
-                    throw StorageError(.corrupt, path: path, offset: offset,
-                                       "damaged record (a whole record follows at byte \(later))")
-                }
-                break
-            }
-            do {
-                let commit = try TableLogDecoder.commit(json)
-                memory.apply(commit)
-                rowEntries += commit.puts.count + commit.removals.count
-            } catch {
-                throw StorageError(.corrupt, path: path, offset: offset, error.reason)
-            }
-            offset = end + 1
-        }
-        return ReplayedLog(memory: memory, validLength: offset, rowEntries: rowEntries)
-    }
-
-    /// The offset of the first whole record that starts on a line after `offset`, if any.
-    private static func firstWholeRecord(in bytes: [UInt8], after offset: Int) -> Int? {
-        var start = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }
-        while let s = start, s < bytes.count {
-            guard let end = bytes[s...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-            if TableLogFraming.payload(bytes, s, end) != nil { return s }
-            start = end + 1
-        }
-        return nil
     }
 }

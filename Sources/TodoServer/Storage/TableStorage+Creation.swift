@@ -51,7 +51,7 @@ extension TableStorage {
                 return result
             }
             let path = directory.appendingPath(key + TableLogFile.suffix)
-            var file = try TableLogFile.createTemporary(for: path)
+            var file = try TableLogFile.createTemporary(for: path, io: io)
             do {
                 try file.append(bytes)
                 try file.sync()
@@ -62,7 +62,7 @@ extension TableStorage {
             }
             memory.apply(change)
             tables[key] = StoredTable(key: key, path: path, memory: memory, log: file,
-                                      rowEntries: change.puts.count + change.removals.count)
+                                      rowEntries: change.puts.count + change.removals.count, onFailure: onFailure)
             return result
         }
     }

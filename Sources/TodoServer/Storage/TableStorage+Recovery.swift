@@ -15,7 +15,8 @@ extension TableStorage {
         }
     }
 
-    static func recoverTables(_ directory: String, _ fs: LocalFileSystem) throws -> [String: StoredTable] {
+    static func recoverTables(_ directory: String, _ fs: LocalFileSystem, io: any LogFileIO,
+                              onFailure: @escaping @Sendable (StorageError) -> Void) throws -> [String: StoredTable] {
         let names: [String]
         do {
             names = try fs.listDirectory(directory) ?? []
@@ -37,12 +38,13 @@ extension TableStorage {
             guard isValidTableName(key), key == key.lowercased() else {
                 throw StorageError(.corrupt, path: path, "not a table log name (expected <lower-case table name>.log)")
             }
-            handles[key] = try recoverTable(key: key, path: path, fs)
+            handles[key] = try recoverTable(key: key, path: path, fs, io: io, onFailure: onFailure)
         }
         return handles
     }
 
-    private static func recoverTable(key: String, path: String, _ fs: LocalFileSystem) throws -> StoredTable {
+    private static func recoverTable(key: String, path: String, _ fs: LocalFileSystem, io: any LogFileIO,
+                                     onFailure: @escaping @Sendable (StorageError) -> Void) throws -> StoredTable {
         let bytes: [UInt8]
         do {
             guard let read = try fs.readFile(path) else { throw StorageError(.io, path: path, "the log disappeared") }
@@ -50,12 +52,24 @@ extension TableStorage {
         } catch let error as FileSystemError {
             throw StorageError(.io, path: path, "cannot read: \(error.reason)")
         }
-        let replayed = try TableLogReader.replay(bytes, path: path)
+        var replayed = try TableLogReader.replay(bytes, path: path)
         guard replayed.memory.schema.name.lowercased() == key else {
             throw StorageError(.corrupt, path: path, offset: 0,
                                "the header names table '\(replayed.memory.schema.name)', not '\(key)'")
         }
-        let log = try TableLogFile.open(path: path, validLength: replayed.validLength)
-        return StoredTable(key: key, path: path, memory: replayed.memory, log: log, rowEntries: replayed.rowEntries)
+        var log = try TableLogFile.open(path: path, validLength: replayed.validLength, io: io)
+        // The torn tail is gone now; the stamps it mentioned are not reused (issue 17).
+        if let stamp = replayed.tornTail.record(above: replayed.memory) {
+            do {
+                try log.append(TableLogFraming.line(try TableLogCoder.encode(.commit(stamp))))
+                try log.sync()
+            } catch {
+                log.close()
+                throw error
+            }
+            replayed.memory.apply(stamp)
+        }
+        return StoredTable(key: key, path: path, memory: replayed.memory, log: log, rowEntries: replayed.rowEntries,
+                           onFailure: onFailure)
     }
 }

@@ -17,19 +17,40 @@ import TodoModel
 // with dates in Unix milliseconds and the version as the integer of the server-wide counter. On
 // start the server replays every log into memory; the version counter resumes after the largest
 // version any log mentions, and each table's updatedAt after its largest updatedAt (hard deletes
-// keep their stamp in the log for that reason). A record that is cut short or fails its CRC at the
-// end of a log is what a crash during an append leaves: it was never acknowledged and is cut off.
-// A damaged record followed by a whole one, or a record that does not decode, stops the server with
-// an error naming the file and byte offset; nothing is ever reset. When a log holds more than twice
-// as many row records as the table has rows (and at least 20,000), it is compacted: the live table
-// is written to `<table>.log.tmp`, fsynced, and renamed over the log, then the directory is fsynced;
-// a `.tmp` file found on start is an unfinished compaction or table creation and is deleted.
+// keep their stamp in the log for that reason; a record may be a stamp alone).
+//
+// Torn tail or damage (issue 17): each record is appended by one write and ends with its LF, so a
+// crash during an append leaves a record cut short, without its LF, at the very end: the bytes
+// after the last LF are a torn tail, never acknowledged, and start-up cuts them off; if they
+// mention a version or updatedAt above what the log holds, it then appends a stamp record with
+// them, so the counter never hands them out again. A line that ends in LF was written whole:
+// if its CRC fails, or it verifies but does not decode, it was changed after it was written (and
+// may have been acknowledged), wherever it is, the last line included. That stops start-up with
+// an error naming the file and byte offset; nothing is changed or reset. `todo-server check` lists
+// every such line; `todo-server repair` keeps every record that verifies, moves the damaged lines
+// and the torn tail byte for byte to `<table>.log.damaged.<n>`, and ends the log with a stamp
+// record above every version and updatedAt those bytes mention (see `TableLogRepair`). Residual
+// case: a power loss that persists a later page of an unacknowledged append but not an earlier
+// one leaves a whole line that fails its CRC; it is reported as damage (the safe side) and repair
+// moves it aside. The format is unchanged (version 1): old logs open as before.
+//
+// When a log holds more than twice as many row records as the table has rows (and at least
+// 20,000), it is compacted: the live table is written to `<table>.log.tmp`, fsynced, and renamed
+// over the log, then the directory is fsynced; a `.tmp` file found on start is an unfinished
+// compaction or table creation and is deleted.
 
 /// The durable storage of the table server: every table in memory, every write in an fsynced log.
 ///
 /// Writes to one table are serialised by its lock and made durable by group commit (see
 /// `LogGroupCommit`); tables are independent of each other except for the shared version counter.
 /// Reads are served from memory and never see a write that is not yet durable.
+///
+/// A failed fsync stops its table (fail-stop, issue 17): the write is answered 503, and so is every
+/// later read or write of that table, until a restart replays the log. Why not read-only from the
+/// last durable point: memory cannot be rolled back to it, and rebuilding it from the file at run
+/// time would mean a second recovery path, used only when the disk is already failing; the restart
+/// uses the one recovery path there is. Other tables go on: each log has its own fsyncs, and a
+/// failed writeback is reported on the file it belongs to.
 public final class TableStorage: Sendable {
     /// Knobs that tests turn down; the defaults suit the server.
     struct Tuning: Sendable {
@@ -44,17 +65,26 @@ public final class TableStorage: Sendable {
     let counter: StorageVersionCounter
     let tables: ReadWriteLocked<[String: StoredTable]>
     let lock: Mutex<StoreLock?>
+    /// Where log appends and fsyncs go: the system, or a test's faults.
+    let io: any LogFileIO
+    /// Told when a table stops serving after a failed fsync (the server logs it).
+    let onFailure: @Sendable (StorageError) -> Void
 
     /// Opens (creating if missing) a data directory and recovers every table: a torn last record
     /// after a crash is cut off; anything else unreadable is an error naming the file and offset.
-    public convenience init(directory: String, clock: Clock = .live) throws {
-        try self.init(directory: directory, clock: clock, tuning: Tuning())
+    /// `onFailure` is told when a table stops serving because its log could not be made durable.
+    public convenience init(directory: String, clock: Clock = .live,
+                            onFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws {
+        try self.init(directory: directory, clock: clock, tuning: Tuning(), onFailure: onFailure)
     }
 
-    init(directory: String, clock: Clock, tuning: Tuning) throws {
+    init(directory: String, clock: Clock, tuning: Tuning, io: any LogFileIO = SystemLogFileIO(),
+         onFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws {
         self.directory = directory
         self.clock = clock
         self.tuning = tuning
+        self.io = io
+        self.onFailure = onFailure
         let fs = LocalFileSystem()
         let existed = fs.isDirectory(directory)
         do {
@@ -64,23 +94,24 @@ public final class TableStorage: Sendable {
         }
         if !existed { try TableLogFile.syncDirectory(directory.parentPath) }
         let storeLock = try Self.acquireLock(directory, tuning)
-        let handles = try Self.recoverTables(directory, fs)
+        let handles = try Self.recoverTables(directory, fs, io: io, onFailure: onFailure)
         counter = StorageVersionCounter(last: handles.values.map { $0.state.withLock { $0.memory.lastVersion } }.max() ?? 0)
         tables = ReadWriteLocked(handles)
         lock = Mutex(storeLock)
     }
 
-    /// Configured spellings of all tables, sorted.
+    /// Configured spellings of all tables, sorted (the name never changes, so no durability wait).
     public func tableNames() -> [String] {
         let handles = tables.withLock { Array($0.values) }
-        return handles.map { $0.read { $0.schema.name } }.sorted()
+        return handles.map { $0.state.withReadLock { $0.memory.schema.name } }.sorted()
     }
 
     /// The table's schema; the name is matched ignoring case. For what never changes (the
     /// configured name, soft delete) and for a quick existence check: rows are rendered only with
     /// the schema of their own snapshot (`read`), since this one may be older or newer than them.
-    public func schema(_ table: String) -> TableSchema? {
-        handle(table)?.schema()
+    /// Throws `.unavailable` when the table stopped serving after a failed fsync.
+    public func schema(_ table: String) throws(StorageError) -> TableSchema? {
+        try handle(table)?.schema()
     }
 
     // MARK: - Reads (any thread; each call sees one consistent, durable state)
@@ -88,36 +119,38 @@ public final class TableStorage: Sendable {
     /// Runs `body` on the table as of one moment (see `TableSnapshot`): everything one answer shows
     /// must come from one call, so that its rows and its schema agree. Holds the table's read lock
     /// while `body` runs, so `body` must be short (O(answer)) and must not call the storage; returns
-    /// once what it saw is durable. Nil when there is no such table.
-    public func read<T: Sendable>(_ table: String, _ body: (TableSnapshot) -> T) -> T? {
-        handle(table)?.read { body(TableSnapshot($0)) }
+    /// once what it saw is durable. Nil when there is no such table. Throws `.unavailable` when what
+    /// it saw cannot become durable (the table's fsync failed): the snapshot may hold a write that
+    /// was answered 503, and must not be shown (issue 17).
+    public func read<T: Sendable>(_ table: String, _ body: (TableSnapshot) -> T) throws(StorageError) -> T? {
+        try handle(table)?.read { body(TableSnapshot($0)) }
     }
 
     /// The row with this id ignoring case, soft-deleted rows included.
-    public func row(_ table: String, id: String) -> StoredRow? {
-        read(table) { $0.row(id: id) } ?? nil
+    public func row(_ table: String, id: String) throws(StorageError) -> StoredRow? {
+        try read(table) { $0.row(id: id) } ?? nil
     }
 
     /// Every row, in (updatedAt, id) order. O(table): for general queries.
-    public func allRows(_ table: String) -> [StoredRow] {
-        read(table) { $0.allRows() } ?? []
+    public func allRows(_ table: String) throws(StorageError) -> [StoredRow] {
+        try read(table) { $0.allRows() } ?? []
     }
 
     /// Rows with updatedAt > `after` (>= when `inclusive`; all rows when nil), ascending by
     /// (updatedAt, id by Unicode scalars), at most `limit`, optionally skipping deleted ones.
     /// Costs O(log n + returned rows + skipped deleted rows): this serves the incremental pull.
     public func rows(_ table: String, updatedAfter after: Int64?, inclusive: Bool, includeDeleted: Bool,
-                     limit: Int) -> [StoredRow]
+                     limit: Int) throws(StorageError) -> [StoredRow]
     {
-        scanRows(table, updatedAfter: after, inclusive: inclusive, includeDeleted: includeDeleted, limit: limit).rows
+        try scanRows(table, updatedAfter: after, inclusive: inclusive, includeDeleted: includeDeleted, limit: limit).rows
     }
 
     /// `rows(…)` plus how many index entries it examined (tests check it does not grow with the table).
     func scanRows(_ table: String, updatedAfter after: Int64?, inclusive: Bool, includeDeleted: Bool,
-                  limit: Int) -> (rows: [StoredRow], examined: Int)
+                  limit: Int) throws(StorageError) -> (rows: [StoredRow], examined: Int)
     {
         guard limit > 0 else { return ([], 0) }
-        return read(table) { snapshot in
+        return try read(table) { snapshot in
             var rows: [StoredRow] = []
             let examined = snapshot.scan(updatedAfter: after, inclusive: inclusive) { row in
                 if includeDeleted || !row.deleted { rows.append(row) }
@@ -127,14 +160,19 @@ public final class TableStorage: Sendable {
         } ?? ([], 0)
     }
 
-    /// Visits rows in `id asc` order (stored spelling, by Unicode scalars) until `visit` returns
-    /// false. Holds the table's read lock meanwhile, so `visit` must not call the storage.
-    public func forEachRowInIDOrder(_ table: String, _ visit: (StoredRow) -> Bool) {
-        _ = read(table) { $0.forEachRowInIDOrder(visit) }
+    /// The first `limit` rows in `id asc` order (stored spelling, by Unicode scalars). Returned, not
+    /// visited: a visitor would see rows before the durability wait that may refuse them.
+    public func rowsInIDOrder(_ table: String, limit: Int = .max) throws(StorageError) -> [StoredRow] {
+        try read(table) { snapshot in
+            var rows: [StoredRow] = []
+            guard limit > 0 else { return rows }
+            snapshot.forEachRowInIDOrder { rows.append($0); return rows.count < limit }
+            return rows
+        } ?? []
     }
 
-    public func rowCount(_ table: String, includeDeleted: Bool) -> Int {
-        read(table) { $0.rowCount(includeDeleted: includeDeleted) } ?? 0
+    public func rowCount(_ table: String, includeDeleted: Bool) throws(StorageError) -> Int {
+        try read(table) { $0.rowCount(includeDeleted: includeDeleted) } ?? 0
     }
 
     // MARK: - Writes

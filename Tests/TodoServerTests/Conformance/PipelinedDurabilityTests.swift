@@ -28,7 +28,7 @@ import TodoModel
         let used = h.storage.syncCount - syncs
         #expect(used >= 1 && used <= count / 5, "\(used) fsyncs for \(count) inserts")
 
-        #expect(h.storage.rowCount("todoitem", includeDeleted: false) == count)
+        #expect(try h.storage.rowCount("todoitem", includeDeleted: false) == count)
         let page = try h.send("GET", "/tables/todoitem?$orderby=id&$top=100").array
         #expect(Set(page.ids) == Set((0..<count).map { "p\($0)" }))
     }
@@ -54,7 +54,7 @@ import TodoModel
         #expect(replies[3].json?["deleted"] == .bool(true))
         let versions = replies[0...3].compactMap { $0.json?["version"]?.stringValue }
         #expect(Set(versions).count == 3, "insert, update and delete each make a version: \(versions)")
-        #expect(h.storage.row("todoitem", id: "x")?.deleted == true)
+        #expect(try h.storage.row("todoitem", id: "x")?.deleted == true)
     }
 
     /// Invariants 3 and 8: the group's fsync fails after its two inserts were appended. Both are
@@ -95,7 +95,7 @@ import TodoModel
         #expect((try? JSONValue.parse(responses[1].body))?["code"] == .number(503))
         #expect((try? JSONValue.parse(responses[2].body))?["text"] == .string(big))
 
-        #expect(h.storage.row("other", id: "c") != nil)
+        #expect(try h.storage.row("other", id: "c") != nil)
         #expect(h.logLines.all.suffix(requests.count).map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
             == zip(requests, responses).map { "\($0.method) \($0.target) \($1.status)" })
     }

@@ -74,7 +74,7 @@ import TodoModel
             ("id eq 'row-5' and priority ge 0", true, []),
             ("id eq 'nosuch'", true, []),
         ]
-        let all = storage.read("big") { $0.allRows() } ?? []
+        let all = try storage.read("big") { $0.allRows() } ?? []
         for (filter, includeDeleted, expected) in cases {
             var query = QueryParameters()
             query.filter = filter

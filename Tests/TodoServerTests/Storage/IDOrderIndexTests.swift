@@ -37,11 +37,7 @@ import TodoBasics
                 w.put(StoredRow(id: id, columns: [:], createdAt: s.updatedAt, updatedAt: s.updatedAt, version: s.version, deleted: false))
             }
         }
-        var seen: [String] = []
-        storage.forEachRowInIDOrder("t") { seen.append($0.id); return true }
-        #expect(seen == ["C", "a", "ab", "b", "é"])
-        var first: [String] = []
-        storage.forEachRowInIDOrder("t") { first.append($0.id); return first.count < 2 }
-        #expect(first == ["C", "a"])
+        #expect(try storage.rowsInIDOrder("t").map(\.id) == ["C", "a", "ab", "b", "é"])
+        #expect(try storage.rowsInIDOrder("t", limit: 2).map(\.id) == ["C", "a"])
     }
 }

@@ -31,7 +31,7 @@ import TodoModel
         #expect(replacements.isEmpty)
         #expect(commit.syncCount == syncs + 1)
         #expect(commit.positions.durable == commit.positions.appended)
-        #expect(storage.rowCount("t", includeDeleted: false) == 20)
+        #expect(try storage.rowCount("t", includeDeleted: false) == 20)
     }
 
     @Test func aWriteThatStartsACompactionStillWaitsAndCompacts() throws {
@@ -58,10 +58,10 @@ import TodoModel
         #expect(table.commit.positions.durable == table.commit.positions.appended)
         #expect(table.state.withLock { $0.rowEntries } == 1)
         #expect(pending.settle { _ in HTTPResponse(status: 503) }.isEmpty)
-        #expect(storage.row("t", id: "x")?.columns["n"] == .number(16))
+        #expect(try storage.row("t", id: "x")?.columns["n"] == .number(16))
     }
 
-    @Test func afterAFailedFsyncOnlyTheAnswersThatReportedAWriteOfThatTableAreReplaced() throws {
+    @Test func afterAFailedFsyncTheAnswersThatWroteOrReadThatTableAreReplaced() throws {
         let dir = StorageTestDirectory()
         defer { dir.remove() }
         let storage = try dir.open()
@@ -79,7 +79,7 @@ import TodoModel
             return HTTPResponse(status: 201)
         }
         _ = pending.collect {
-            _ = storage.row("t", id: "durable")
+            _ = try? storage.row("t", id: "durable")
             return HTTPResponse(status: 200)
         }
         _ = pending.collect {
@@ -93,7 +93,9 @@ import TodoModel
         }
         let replacements = pending.settle { _ in HTTPResponse(status: 599) }
 
-        #expect(replacements.keys.sorted() == [0, 3])
+        // Answer 1 read a row that was durable, but from a snapshot holding the write whose fsync
+        // failed: it could as well have shown that write, so it is not sent either (issue 17).
+        #expect(replacements.keys.sorted() == [0, 1, 3])
         #expect(replacements[0]?.status == 503)
         #expect(replacements[0]?.bodyText.contains("fsync failed") == true)
         #expect(replacements[3]?.status == 599)

@@ -21,18 +21,18 @@ import TodoModel
         try storage.putTestRow("t", "r3", ["gone": true], deleted: true)
         try storage.putTestRow("t", "extra", ["x": nil])
         try storage.hardDeleteTestRow("t", "extra")  // the largest version and updatedAt are in this record only
-        let rows = storage.allRows("t"), schema = storage.schema("t")
+        let rows = try storage.allRows("t"), schema = try storage.schema("t")
         #expect(lineCount(dir.log("t")) == 1 + 203)
 
         storage.compact("t")
         // Header, one record of column types, one record of (up to 256) rows.
         #expect(lineCount(dir.log("t")) == 3)
-        #expect(storage.allRows("t") == rows && storage.schema("t") == schema)
+        #expect(try storage.allRows("t") == rows && storage.schema("t") == schema)
         storage.close()
 
         storage = try dir.open(clock: .fixed(1_000))
         defer { storage.close() }
-        #expect(storage.allRows("t") == rows && storage.schema("t") == schema)
+        #expect(try storage.allRows("t") == rows && storage.schema("t") == schema)
         let next = try storage.putTestRow("t", "new")
         #expect(next.version == 204 && next.updatedAt == 1_000 + 203)
         #expect(lineCount(dir.log("t")) == 4)
@@ -50,7 +50,7 @@ import TodoModel
                 if i % 10 == 9 { try! shared.hardDeleteTestRow("t", "w\(thread)-\(i % 5)") }
             }
         }
-        let rows = storage.allRows("t")
+        let rows = try storage.allRows("t")
         #expect(rows.count == 8 * 4)  // the last op of each thread deleted its row 4
         // 880 row records were written; without compaction the log would have as many lines.
         #expect(lineCount(dir.log("t")) < 200)
@@ -58,7 +58,7 @@ import TodoModel
 
         storage = try dir.open()
         defer { storage.close() }
-        #expect(storage.allRows("t") == rows)
+        #expect(try storage.allRows("t") == rows)
         #expect(try storage.putTestRow("t", "after").version == 881)
     }
 
@@ -78,6 +78,6 @@ import TodoModel
         _ = rmdir(dir.data + "/t.log.tmp")
         storage = try dir.open()
         defer { storage.close() }
-        #expect(storage.row("t", id: "r9") == row && storage.rowCount("t", includeDeleted: true) == 3)
+        #expect(try storage.row("t", id: "r9") == row && storage.rowCount("t", includeDeleted: true) == 3)
     }
 }

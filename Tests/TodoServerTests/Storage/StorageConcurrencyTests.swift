@@ -30,13 +30,13 @@ import TodoModel
 
         storage = try dir.open()
         defer { storage.close() }
-        let rows = storage.allRows("t")
+        let rows = try storage.allRows("t")
         #expect(rows.count == 3_200)
         #expect(Set(rows.map(\.version)) == Set(1...3_200))
         #expect(Set(rows.map(\.updatedAt)).count == 3_200)
         for thread in 0..<32 {
             for i in 0..<100 {
-                #expect(storage.row("t", id: "W\(thread)-\(i)")?.columns["i"] == .number(Double(i)))
+                #expect(try storage.row("t", id: "W\(thread)-\(i)")?.columns["i"] == .number(Double(i)))
             }
         }
     }
@@ -79,7 +79,7 @@ import TodoModel
             if inserted { wins.add(1, ordering: .relaxed) }
         }
         #expect(wins.load(ordering: .relaxed) == 1)
-        #expect(storage.rowCount("t", includeDeleted: true) == 1)
+        #expect(try storage.rowCount("t", includeDeleted: true) == 1)
     }
 
     @Test func ofManyUpdatesExpectingOneVersionExactlyOneWins() throws {
@@ -101,7 +101,7 @@ import TodoModel
             if updated { wins.add(1, ordering: .relaxed) }
         }
         #expect(wins.load(ordering: .relaxed) == 1)
-        #expect(storage.row("t", id: "x")!.version == original.version + 1)
+        #expect(try storage.row("t", id: "x")!.version == original.version + 1)
     }
 
     @Test func readersSeeAConsistentTableWhileWritersWrite() throws {
@@ -132,20 +132,20 @@ import TodoModel
             } else {
                 while done.load(ordering: .relaxed) < 8 {
                     for table in ["a", "b"] {
-                        let rows = storage.allRows(table)
+                        let rows = try! storage.allRows(table)
                         let sorted = zip(rows, rows.dropFirst()).allSatisfy { $0.precedesInUpdateOrder($1) }
                         let live = rows.filter { !$0.deleted }.count
                         // Every writer that has started has exactly one live row.
                         let writers = Set(rows.map { $0.id.split(separator: "-")[0] }).count
                         if !sorted || live != writers { problems.add(1, ordering: .relaxed) }
-                        let page = storage.rows(table, updatedAfter: nil, inclusive: false, includeDeleted: false, limit: 100)
+                        let page = try! storage.rows(table, updatedAfter: nil, inclusive: false, includeDeleted: false, limit: 100)
                         if page.contains(where: \.deleted) || page.count > 4 { problems.add(1, ordering: .relaxed) }
                     }
                 }
             }
         }
         #expect(problems.load(ordering: .relaxed) == 0)
-        #expect(storage.rowCount("a", includeDeleted: false) == 4)
-        #expect(storage.rowCount("b", includeDeleted: true) == 200)
+        #expect(try storage.rowCount("a", includeDeleted: false) == 4)
+        #expect(try storage.rowCount("b", includeDeleted: true) == 200)
     }
 }

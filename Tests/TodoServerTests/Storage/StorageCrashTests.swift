@@ -92,7 +92,7 @@ import TodoModel
             let versionOf = Dictionary(uniqueKeysWithValues: acks.map { ("\($0.0)-\($0.1)", $0.2) })
 
             let storage = try TableStorage(directory: dir.data, clock: .live, tuning: Self.childTuning)
-            let rows = storage.allRows("crash")
+            let rows = try storage.allRows("crash")
             #expect(Set(rows.map(\.version)).count == rows.count, "versions repeat")
             let old = rows.filter { !$0.id.hasPrefix("r\(round)-") }
             #expect(old == survivors, "round \(round) changed rows of earlier rounds")
@@ -117,7 +117,7 @@ import TodoModel
             let next = try storage.putTestRow("crash", "probe-\(round)")
             #expect(next.version > ackedVersions.max()!)
             ackedVersions.insert(next.version)
-            survivors = storage.allRows("crash").filter { !$0.id.hasPrefix("r\(round + 1)-") }
+            survivors = try storage.allRows("crash").filter { !$0.id.hasPrefix("r\(round + 1)-") }
             storage.close()
         }
     }

@@ -13,7 +13,7 @@ import TodoModel
         for i in 0..<10 { try storage.putTestRow("t", "r\(i)", ["n": .number(Double(i))]) }
         try storage.putTestRow("t", "r3", ["n": 3], deleted: true)
         try storage.putTestRow("t", "r6", ["n": 6], deleted: true)
-        return (storage, storage.allRows("t"))
+        return (storage, try storage.allRows("t"))
     }
 
     @Test func rowsComeInUpdateOrderWithinBounds() throws {
@@ -25,7 +25,7 @@ import TodoModel
         #expect(all.map(\.updatedAt) == [1_000, 1_001, 1_002, 1_004, 1_005, 1_007, 1_008, 1_009, 1_010, 1_011])
 
         func ids(_ after: Int64?, inclusive: Bool = false, deleted: Bool = true, limit: Int = 100) -> [String] {
-            storage.rows("t", updatedAfter: after, inclusive: inclusive, includeDeleted: deleted, limit: limit).map(\.id)
+            try! storage.rows("t", updatedAfter: after, inclusive: inclusive, includeDeleted: deleted, limit: limit).map(\.id)
         }
         #expect(ids(nil) == all.map(\.id))
         #expect(ids(nil, deleted: false) == ["r0", "r1", "r2", "r4", "r5", "r7", "r8", "r9"])
@@ -40,7 +40,7 @@ import TodoModel
         #expect(ids(1_011, inclusive: true) == ["r6"])
         #expect(ids(-5, limit: 2) == ["r0", "r1"])
         #expect(ids(nil, limit: 0).isEmpty)
-        #expect(storage.rows("nosuch", updatedAfter: nil, inclusive: false, includeDeleted: true, limit: 5).isEmpty)
+        #expect(try storage.rows("nosuch", updatedAfter: nil, inclusive: false, includeDeleted: true, limit: 5).isEmpty)
     }
 
     @Test func pagingByCursorSeesEveryRowOnceEvenWithWritesBetweenPages() throws {
@@ -52,7 +52,7 @@ import TodoModel
         var cursor: Int64? = nil
         var page = 0
         while true {
-            let rows = storage.rows("t", updatedAfter: cursor, inclusive: false, includeDeleted: true, limit: 3)
+            let rows = try storage.rows("t", updatedAfter: cursor, inclusive: false, includeDeleted: true, limit: 3)
             if rows.isEmpty { break }
             seen += rows.map(\.id)
             cursor = rows.last!.updatedAt
@@ -77,10 +77,10 @@ import TodoModel
         }
         // "B" replaced "b" (same id ignoring case); "\u{e9}" and "e\u{301}" are two rows. Compared as
         // scalars, because Swift's `==` would call those two equal.
-        let scalars = storage.allRows("t").map { $0.id.unicodeScalars.map(\.value) }
+        let scalars = try storage.allRows("t").map { $0.id.unicodeScalars.map(\.value) }
         #expect(scalars == ["B", "a", "e\u{301}", "z", "\u{e9}"].map { $0.unicodeScalars.map(\.value) })
-        #expect(storage.row("t", id: "E\u{301}")?.id.unicodeScalars.count == 2)
-        #expect(storage.row("t", id: "\u{c9}")?.id.unicodeScalars.count == 1)
+        #expect(try storage.row("t", id: "E\u{301}")?.id.unicodeScalars.count == 2)
+        #expect(try storage.row("t", id: "\u{c9}")?.id.unicodeScalars.count == 1)
     }
 
     @Test func aPageCostsWhatItReturnsNotWhatTheTableHolds() throws {
@@ -109,23 +109,23 @@ import TodoModel
                 }
             }
         }
-        #expect(storage.rowCount("big", includeDeleted: true) == 100_000)
-        let all = storage.allRows("big")
+        #expect(try storage.rowCount("big", includeDeleted: true) == 100_000)
+        let all = try storage.allRows("big")
         #expect(all.count == 100_000)
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.updatedAt < $1.updatedAt })
 
         let cursor = all[50_000].updatedAt
-        let page = storage.scanRows("big", updatedAfter: cursor, inclusive: false, includeDeleted: true, limit: 50)
+        let page = try storage.scanRows("big", updatedAfter: cursor, inclusive: false, includeDeleted: true, limit: 50)
         #expect(page.rows.map(\.id) == all[50_001..<50_051].map(\.id))
         #expect(page.examined == 50)
 
         // Skipping deleted rows costs the rows skipped: 2,500 deleted rows sit in the last 5,000.
-        let tail = storage.scanRows("big", updatedAfter: all[94_999].updatedAt, inclusive: false, includeDeleted: false,
+        let tail = try storage.scanRows("big", updatedAfter: all[94_999].updatedAt, inclusive: false, includeDeleted: false,
                                     limit: 10_000)
         #expect(tail.rows.count == 2_500)
         #expect(tail.examined == 5_000)
 
-        let end = storage.scanRows("big", updatedAfter: all.last!.updatedAt, inclusive: false, includeDeleted: true,
+        let end = try storage.scanRows("big", updatedAfter: all.last!.updatedAt, inclusive: false, includeDeleted: true,
                                    limit: 50)
         #expect(end.rows.isEmpty && end.examined == 0)
     }

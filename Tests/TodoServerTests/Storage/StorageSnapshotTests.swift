@@ -19,7 +19,7 @@ import TodoModel
         #expect(rows.map(\.id) == ["b", "a"])
         for row in rows { #expect(row.columns.keys.allSatisfy { schema.columns[$0] != nil }, "\(row)") }
         #expect(Set(schema.columns.keys) == ["k", "c2", "c3", "z"])
-        #expect(storage.read("nosuch") { $0.schema } == nil)
+        #expect(try storage.read("nosuch") { $0.schema } == nil)
     }
 
     @Test func aCreatingWriteMakesTheTableWithItsFirstRowDurably() throws {
@@ -34,7 +34,7 @@ import TodoModel
             return row
         }
         // The table, its columns and its row appear together.
-        let seen = storage.read("fresh") { ($0.schema, $0.allRows()) }
+        let seen = try storage.read("fresh") { ($0.schema, $0.allRows()) }
         #expect(seen?.0 == TableSchema(name: "Fresh", softDelete: true, columns: ["k": .number, "c1": .number]))
         #expect(seen?.1 == [row])
         // Once it exists, the same call is a plain write to it.
@@ -45,12 +45,12 @@ import TodoModel
             w.put(second)
             return second
         }
-        #expect(storage.tableNames() == ["Fresh"] && storage.schema("fresh")?.softDelete == true)
+        #expect(try storage.tableNames() == ["Fresh"] && storage.schema("fresh")?.softDelete == true)
         storage.close()
         storage = try dir.open()
         defer { storage.close() }
-        #expect(storage.allRows("fresh") == [row, second])
-        #expect(storage.schema("fresh")?.columns == ["k": .number, "c1": .number])
+        #expect(try storage.allRows("fresh") == [row, second])
+        #expect(try storage.schema("fresh")?.columns == ["k": .number, "c1": .number])
     }
 
     @Test func aCreatingWriteThatFailsOrChangesNothingCreatesNoTable() throws {
@@ -67,7 +67,7 @@ import TodoModel
         }
         let unchanged = try storage.write("ghost", creatingWithSoftDelete: true) { w in w.row(id: "x") == nil }
         #expect(unchanged)
-        #expect(storage.schema("ghost") == nil && storage.tableNames().isEmpty)
+        #expect(try storage.schema("ghost") == nil && storage.tableNames().isEmpty)
         #expect(throws: StorageError.self) { try storage.write("no-such", creatingWithSoftDelete: true) { _ in } }
         storage.close()
         #expect(throws: StorageError.self) { try storage.write("late", creatingWithSoftDelete: true) { _ in } }

@@ -12,13 +12,13 @@ import TodoModel
         try storage.createTable("TodoItem", softDelete: true)
         let stored = try storage.putTestRow("todoitem", "Abc", ["text": "milk", "done": false, "n": 2.5, "note": nil])
 
-        #expect(storage.row("TODOITEM", id: "aBC") == stored)
-        #expect(storage.row("todoitem", id: "Abc")?.id == "Abc")
-        #expect(storage.row("todoitem", id: "other") == nil)
-        #expect(storage.allRows("todoitem") == [stored])
-        #expect(storage.rowCount("todoitem", includeDeleted: true) == 1)
-        #expect(storage.row("nosuch", id: "Abc") == nil)
-        #expect(storage.allRows("nosuch").isEmpty)
+        #expect(try storage.row("TODOITEM", id: "aBC") == stored)
+        #expect(try storage.row("todoitem", id: "Abc")?.id == "Abc")
+        #expect(try storage.row("todoitem", id: "other") == nil)
+        #expect(try storage.allRows("todoitem") == [stored])
+        #expect(try storage.rowCount("todoitem", includeDeleted: true) == 1)
+        #expect(try storage.row("nosuch", id: "Abc") == nil)
+        #expect(try storage.allRows("nosuch").isEmpty)
     }
 
     @Test func everythingSurvivesARestart() throws {
@@ -32,19 +32,19 @@ import TodoModel
         _ = try storage.putTestRow("todoitem", "C", ["text": "hard"])
         try storage.hardDeleteTestRow("todoitem", "c")
         let p = try storage.putTestRow("plain", "x", [:])
-        let schema = storage.schema("todoitem")
+        let schema = try storage.schema("todoitem")
         storage.close()
 
         storage = try dir.open()
         defer { storage.close() }
         #expect(storage.tableNames() == ["Plain", "TodoItem"])
-        #expect(storage.schema("TODOITEM") == schema)
-        #expect(storage.schema("plain") == TableSchema(name: "Plain", softDelete: false))
-        #expect(storage.allRows("todoitem") == [a, b])
-        #expect(storage.row("todoitem", id: "c") == nil)
-        #expect(storage.allRows("plain") == [p])
-        #expect(storage.rowCount("todoitem", includeDeleted: false) == 1)
-        #expect(storage.rowCount("todoitem", includeDeleted: true) == 2)
+        #expect(try storage.schema("TODOITEM") == schema)
+        #expect(try storage.schema("plain") == TableSchema(name: "Plain", softDelete: false))
+        #expect(try storage.allRows("todoitem") == [a, b])
+        #expect(try storage.row("todoitem", id: "c") == nil)
+        #expect(try storage.allRows("plain") == [p])
+        #expect(try storage.rowCount("todoitem", includeDeleted: false) == 1)
+        #expect(try storage.rowCount("todoitem", includeDeleted: true) == 2)
     }
 
     @Test func schemaLearnsColumnsAndTheirFirstNonNullType() throws {
@@ -55,16 +55,16 @@ import TodoModel
         try storage.createTable("t", softDelete: true)
         try storage.putTestRow("t", "1", ["a": nil, "b": "x", "c": 1, "d": true])
         let untyped: ColumnType? = nil
-        #expect(storage.schema("t")?.columns == ["a": untyped, "b": .string, "c": .number, "d": .boolean])
+        #expect(try storage.schema("t")?.columns == ["a": untyped, "b": .string, "c": .number, "d": .boolean])
         try storage.putTestRow("t", "2", ["a": 3, "b": 5])  // storage does not judge types: the service does
-        #expect(storage.schema("t")?.columns == ["a": .number, "b": .string, "c": .number, "d": .boolean])
+        #expect(try storage.schema("t")?.columns == ["a": .number, "b": .string, "c": .number, "d": .boolean])
         try storage.write("t") { w in
             w.setColumnType("e", nil)
             w.setColumnType("b", .boolean)
             #expect(w.schema.columns["e"] == .some(nil))
         }
-        #expect(storage.schema("t")?.columns["b"] == .boolean)
-        #expect(storage.schema("t")?.columns["e"] == .some(nil))
+        #expect(try storage.schema("t")?.columns["b"] == .boolean)
+        #expect(try storage.schema("t")?.columns["e"] == .some(nil))
     }
 
     @Test func aBodyThatThrowsWritesNothing() throws {
@@ -85,13 +85,13 @@ import TodoModel
                 throw Refused()
             }
         }
-        #expect(storage.allRows("t") == [kept])
-        #expect(storage.schema("t")?.columns["x"] == nil)
+        #expect(try storage.allRows("t") == [kept])
+        #expect(try storage.schema("t")?.columns["x"] == nil)
         #expect(StorageTestDirectory.read(dir.log("t")).count == logSize)
         storage.close()
         storage = try dir.open()
         defer { storage.close() }
-        #expect(storage.allRows("t") == [kept])
+        #expect(try storage.allRows("t") == [kept])
     }
 
     @Test func aWriteSeesItsOwnChangesAndIsAppliedWhole() throws {
@@ -114,7 +114,7 @@ import TodoModel
             #expect(w.row(id: "A") == made[1] && w.row(id: "c") == nil && w.row(id: "old") == nil)
             return Array(made[0...1])
         }
-        #expect(storage.allRows("t") == rows)
+        #expect(try storage.allRows("t") == rows)
     }
 
     @Test func writesAndNamesAreChecked() throws {
@@ -129,7 +129,7 @@ import TodoModel
         try storage.createTable("_Ok_1", softDelete: false)
         try storage.createTable("_OK_1", softDelete: true)  // exists in another case: no-op
         #expect(storage.tableNames() == ["_Ok_1"])
-        #expect(storage.schema("_ok_1")?.softDelete == false)
+        #expect(try storage.schema("_ok_1")?.softDelete == false)
         let error = #expect(throws: StorageError.self) {
             try storage.write("_ok_1") { w in
                 w.put(StoredRow(id: "x", columns: [:], createdAt: 0, updatedAt: Int64.max, version: 1))
@@ -161,6 +161,6 @@ import TodoModel
         }
         let reopened = try dir.open()
         defer { reopened.close() }
-        #expect(reopened.row("t", id: "kept") != nil)
+        #expect(try reopened.row("t", id: "kept") != nil)
     }
 }
