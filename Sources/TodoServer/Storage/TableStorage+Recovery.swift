@@ -52,7 +52,7 @@ extension TableStorage {
         } catch let error as FileSystemError {
             throw StorageError(.io, path: path, "cannot read: \(error.reason)")
         }
-        var replayed = try TableLogReader.replay(bytes, path: path)
+        let replayed = try TableLogReader.replay(bytes, path: path)
         guard replayed.memory.schema.name.lowercased() == key else {
             throw StorageError(.corrupt, path: path, offset: 0,
                                "the header names table '\(replayed.memory.schema.name)', not '\(key)'")
