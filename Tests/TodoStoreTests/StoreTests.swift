@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TodoBasics
 import TodoModel
@@ -87,8 +90,15 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
         let dir = TempDirectory()
         defer { dir.remove() }
         let store = try makeStore(dir)
-        #expect(throws: StoreError.self) {
+        // Refused as locked, naming the holder: this process, and the command it gave.
+        do {
             _ = try Store.open(at: dir.sub(".todo"), fs: LocalFileSystem(), writable: true, command: "second")
+            Issue.record("a second writer opened the store while the first held it")
+        } catch .locked(_, let pid, let command) {
+            #expect(pid == getpid())
+            #expect(command == "test")
+        } catch {
+            Issue.record("expected .locked, got \(error)")
         }
         store.close()
         _ = try Store.open(at: dir.sub(".todo"), fs: LocalFileSystem(), writable: true, command: "second")

@@ -57,12 +57,24 @@ struct HTTPServerLifecycleTests {
         #expect(throws: HTTPServerError.self) { try harness.server.start() }
     }
 
-    @Test("stop() on a server that never started returns at once")
-    func stopUnstarted() {
+    @Test("stop() on a server that never started changes nothing: it returns, and the server still starts and serves")
+    func stopUnstarted() throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(), respond: { _ in HTTPResponse(status: 200) },
+            configuration: configuration, respond: { _ in HTTPResponse(status: 200, body: Array("up".utf8)) },
             errorResponse: { status, _ in HTTPResponse(status: status) }, log: { _ in })
-        server.stop()
+        let stopped = DispatchSemaphore(value: 0)
+        try ServerThread.spawn {
+            server.stop()
+            stopped.signal()
+        }
+        #expect(stopped.wait(timeout: .now() + 10) == .success, "stop() of an unstarted server does not wait for anything")
+        let port = try server.start()
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: port)
+        let response = try client.get("/")
+        #expect(response.status == 200 && response.bodyText == "up")
     }
 
     @Test("hosts: localhost binds 127.0.0.1; names and out-of-range ports are refused")
