@@ -11,11 +11,15 @@ enum SyncRenderer {
             return ["nothing to push (queue empty)"] + conflictFooter(r.openConflicts, ids: [])
         }
         var lines = ["pushed \(r.totalSent) operation\(r.totalSent == 1 ? "" : "s") to \(r.remote) (\(r.generation))"]
-        let shown = r.lines.count <= lineLimit ? r.lines : r.lines.filter { $0.result != .ok }
+        // Ops the stop kept from being sent are counted, not listed: they are simply still queued.
+        let unsent = r.lines.filter { $0.result == .stopped }.count
+        let answered = r.lines.filter { $0.result != .stopped }
+        let shown = answered.count <= lineLimit ? answered : answered.filter { $0.result != .ok }
         for line in shown {
             lines.append("  \(line.kind.rawValue.padding(6))  \(line.table)  \(ShortID.of(line.id))  \(describe(line.result))")
         }
-        if shown.count < r.lines.count { lines.append("  (\(r.lines.count - shown.count) more ok)") }
+        if shown.count < answered.count { lines.append("  (\(answered.count - shown.count) more ok)") }
+        if unsent > 0 { lines.append("  (\(unsent) not sent: the push stopped)") }
         var summary: [String] = ["\(r.succeeded) ok"]
         if r.replayed > 0 { summary.append("\(r.replayed) replayed") }
         if r.merged > 0 { summary.append("\(r.merged) auto-merged") }

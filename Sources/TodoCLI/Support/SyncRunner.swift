@@ -36,7 +36,16 @@ enum SyncRunner {
         } else {
             for line in SyncRenderer.pushText(report) { ctx.console.out(line) }
         }
-        if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "push") { ctx.console.err(line) } }
+        if let stop = report.stop {
+            if stop.kind == .network {
+                // The usual case is a server that is down: say where, and that nothing is lost.
+                let kept = report.remaining == 1 ? "your 1 change is kept" : "your \(report.remaining) changes are kept"
+                ctx.console.err("error: could not reach \(report.remote) (\(stop.message)); \(kept)")
+                ctx.console.err("hint: run 'todo push' again when the server is reachable")
+            } else {
+                for line in SyncRenderer.stopLines(stop, command: "push") { ctx.console.err(line) }
+            }
+        }
         return report
     }
 
