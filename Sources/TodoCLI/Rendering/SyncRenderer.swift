@@ -19,7 +19,7 @@ enum SyncRenderer {
             lines.append("  \(line.kind.rawValue.padding(6))  \(line.table)  \(ShortID.of(line.id))  \(describe(line.result))")
         }
         if shown.count < answered.count { lines.append("  (\(answered.count - shown.count) more ok)") }
-        if unsent > 0 { lines.append("  (\(unsent) not sent: the push stopped)") }
+        if unsent > 0 { lines.append("  (the push stopped before sending the rest)") }
         var summary: [String] = ["\(r.succeeded) ok"]
         if r.replayed > 0 { summary.append("\(r.replayed) replayed") }
         if r.merged > 0 { summary.append("\(r.merged) auto-merged") }
