@@ -4,8 +4,10 @@
 public enum PostgresValue: Sendable, Equatable {
     case null
     case text(String)
-    /// int8; the server casts it to int4/int2 columns (with a range check).
+    /// int8; the server casts it to int4/int2 columns on INSERT and UPDATE (with a range check).
     case int(Int64)
+    /// int4, for functions and operators that take int4 only (`pg_terminate_backend($1)`).
+    case int32(Int32)
     case bool(Bool)
     case bytea([UInt8])
     case double(Double)
@@ -23,6 +25,7 @@ public enum PostgresValue: Sendable, Equatable {
         case .null: return 0
         case .text: return PostgresType.text
         case .int: return PostgresType.int8
+        case .int32: return PostgresType.int4
         case .bool: return PostgresType.bool
         case .bytea: return PostgresType.bytea
         case .double: return PostgresType.float8
@@ -45,6 +48,7 @@ public enum PostgresValue: Sendable, Equatable {
             }
             return bytes
         case .int(let value): return Array(String(value).utf8)
+        case .int32(let value): return Array(String(value).utf8)
         case .bool(let value): return [value ? UInt8(ascii: "t") : UInt8(ascii: "f")]
         case .bytea(let bytes):
             let hex = Array("0123456789abcdef".utf8)
