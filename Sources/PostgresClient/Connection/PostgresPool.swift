@@ -27,7 +27,7 @@ public final class PostgresPool: Sendable {
         monitor = PoolMonitor(State())
     }
 
-    /// How many sessions the pool has opened so far (reconnects included).
+    /// How many sessions the pool has opened so far (reconnects included; failed attempts not).
     public var connectionsOpened: Int { monitor.withLock { $0.opened } }
     /// How many are open now, idle or checked out.
     public var openConnections: Int { monitor.withLock { $0.open } }
@@ -48,7 +48,6 @@ public final class PostgresPool: Sendable {
                 if let connection = state.idle.popLast() { return .reuse(connection) }
                 guard state.open < size else { return nil }
                 state.open += 1
-                state.opened += 1
                 return .open
             }
             switch step {
@@ -62,7 +61,9 @@ public final class PostgresPool: Sendable {
                 discard(connection)
             case .open?:
                 do {
-                    return try PostgresConnection.connect(config)
+                    let connection = try PostgresConnection.connect(config)
+                    monitor.withLock { $0.opened += 1 }
+                    return connection
                 } catch {
                     monitor.withLock { $0.open -= 1 }
                     monitor.broadcast()
