@@ -11,10 +11,14 @@ struct Startup {
         try send(.startup(parameters: config.startupParameters))
         var scram: SCRAMClient?
         var expectedSignature: [UInt8]?
+        var serverVerified = false
         while true {
             switch try receive() {
             case .authentication(.ok):
-                continue
+                guard scram == nil || serverVerified else {
+                    throw .authenticationFailed("the server ended SCRAM without proving it knows the password: "
+                                                + "it may not be the server you meant")
+                }
             case .authentication(.sasl(let mechanisms)):
                 guard mechanisms.contains("SCRAM-SHA-256") else {
                     throw .authenticationFailed("the server offers \(mechanisms.joined(separator: ", ")), "
@@ -35,6 +39,7 @@ struct Startup {
             case .authentication(.saslFinal(let data)):
                 guard let expectedSignature else { throw .protocolViolation("SCRAM final message before the challenge") }
                 try SCRAMClient.verify(serverFinal: String(decoding: data, as: UTF8.self), expected: expectedSignature)
+                serverVerified = true
             case .authentication(.other(let code)):
                 throw .authenticationFailed(Self.unsupportedMethod(code))
             case .backendKeyData(let processID, let secretKey):
@@ -43,9 +48,6 @@ struct Startup {
             case .parameterStatus(let name, let value):
                 connection.serverParameters[name] = value
             case .readyForQuery(let status):
-                guard expectedSignature != nil || scram == nil else {
-                    throw .authenticationFailed("the server ended SCRAM without proving it knows the password")
-                }
                 connection.transactionStatus = status
                 return
             case .error(let error):
