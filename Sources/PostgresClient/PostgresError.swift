@@ -62,8 +62,10 @@ public enum PostgresError: Error, Sendable, CustomStringConvertible {
     case transactionOutcomeUnknown(String)
     /// The server sent something this client does not understand.
     case protocolViolation(String)
-    /// The connection string, the configuration or a parameter value is unusable.
+    /// The connection string or the configuration is unusable.
     case invalidConfiguration(String)
+    /// A bound parameter cannot be sent (a NUL in text, a numeric that is not a number); nothing was sent.
+    case invalidParameter(String)
     /// A column could not be decoded as the type asked for (or was NULL where a value was needed).
     case decoding(String)
     /// The pool had no connection to give within its checkout timeout, or was closed.
@@ -95,7 +97,7 @@ public enum PostgresError: Error, Sendable, CustomStringConvertible {
         case .adminShutdown, .connectionLost, .timedOut, .protocolViolation, .transactionOutcomeUnknown, .cannotConnect,
              .authenticationFailed:
             return true
-        case .server, .invalidConfiguration, .decoding, .poolUnavailable:
+        case .server, .invalidConfiguration, .invalidParameter, .decoding, .poolUnavailable:
             return false
         }
     }
@@ -120,6 +122,7 @@ public enum PostgresError: Error, Sendable, CustomStringConvertible {
                 + "\(reason). Check the data before running it again"
         case .protocolViolation(let reason): return "PostgreSQL protocol error: \(reason)"
         case .invalidConfiguration(let reason): return "PostgreSQL configuration: \(reason)"
+        case .invalidParameter(let reason): return "PostgreSQL parameter: \(reason)"
         case .decoding(let reason): return "PostgreSQL column: \(reason)"
         case .poolUnavailable(let reason): return "PostgreSQL pool: \(reason)"
         }

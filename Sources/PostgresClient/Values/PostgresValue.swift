@@ -44,7 +44,7 @@ public enum PostgresValue: Sendable, Equatable {
         case .text(let text), .jsonb(let text), .json(let text):
             let bytes = Array(text.utf8)
             guard !bytes.contains(0) else {
-                throw .invalidConfiguration("parameter $\(position) holds a NUL character, which PostgreSQL text cannot store; send it as bytea")
+                throw .invalidParameter("parameter $\(position) holds a NUL character, which PostgreSQL text cannot store; send it as bytea")
             }
             return bytes
         case .int(let value): return Array(String(value).utf8)
@@ -62,7 +62,7 @@ public enum PostgresValue: Sendable, Equatable {
             return Array(value.description.utf8)  // shortest text that reads back as the same Double
         case .numeric(let text):
             guard Self.isDecimal(text) else {
-                throw .invalidConfiguration("parameter $\(position) is not a decimal number: \(text)")
+                throw .invalidParameter("parameter $\(position) is not a decimal number: \(text)")
             }
             return Array(text.utf8)
         case .timestamptz(let timestamp): return Array(timestamp.postgresText.utf8)
