@@ -35,8 +35,8 @@ final class ClusterHome: Sendable {
     private static func make() -> Result<ClusterHome, ClusterError> {
         guard let binaries = findBinaries() else {
             return .failure(ClusterError(description: """
-                PostgreSQL server binaries (initdb, pg_ctl, postgres) were not found in /usr/lib/postgresql/*/bin, \
-                $TODO_PG_BIN or PATH. These tests need a real server and never skip: install it with \
+                PostgreSQL server binaries (initdb, pg_ctl, postgres) were not found in $TODO_PG_BIN (when set), \
+                /usr/lib/postgresql/*/bin or PATH. These tests need a real server and never skip: install it with \
                 `apt-get install postgresql` (.ci/run does this when it is missing).
                 """))
         }
@@ -96,12 +96,13 @@ final class ClusterHome: Sendable {
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(15).joined(separator: "\n")
     }
 
-    /// The highest /usr/lib/postgresql/N/bin with initdb and pg_ctl, else $TODO_PG_BIN, else PATH.
+    /// $TODO_PG_BIN if set, else the highest /usr/lib/postgresql/N/bin with initdb and pg_ctl, else PATH.
     private static func findBinaries() -> String? {
         func usable(_ folder: String) -> Bool {
             access(folder + "/initdb", X_OK) == 0 && access(folder + "/pg_ctl", X_OK) == 0 && access(folder + "/postgres", X_OK) == 0
         }
-        if let explicit = getenv("TODO_PG_BIN").map({ String(cString: $0) }), usable(explicit) { return explicit }
+        // An explicit folder is the only one looked at, so a wrong one fails rather than passing elsewhere.
+        if let explicit = getenv("TODO_PG_BIN").map({ String(cString: $0) }) { return usable(explicit) ? explicit : nil }
         var versions: [Int] = []
         if let dir = opendir("/usr/lib/postgresql") {
             while let entry = readdir(dir) {
