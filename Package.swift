@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "TodoSync", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol"]),
         /** Commands, argument parsing and rendering. Owns the console and the environment. */
         .target(name: "TodoCLI", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol", "TodoSync"]),
+        /** Issue 18: a PostgreSQL client of our own (protocol 3.0, SCRAM-SHA-256, extended queries, pool). Never prints. */
+        .target(name: "PostgresClient", dependencies: ["TodoBasics"]),
 
         // MARK: - Executables
 
@@ -48,6 +50,8 @@ let package = Package(
         .testTarget(name: "TodoServerTests", dependencies: ["TodoServer", "TableProtocol", "TodoTestSupport"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoTestSupport"]),
         .testTarget(name: "TodoSyncTests", dependencies: ["TodoSync", "TodoServer", "TableProtocol", "TodoTestSupport"]),
+        /** Against a throwaway PostgreSQL cluster the tests start (initdb once per run, stopped at exit). */
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TodoBasics", "TodoTestSupport"]),
         /** Issue 5 item 1: the seeded multi-replica convergence simulation against a real server. */
         .testTarget(name: "TodoSimulationTests",
                     dependencies: ["TodoSync", "TodoServer", "TableProtocol", "TodoTestSupport", "TodoBasics", "TodoModel"]),

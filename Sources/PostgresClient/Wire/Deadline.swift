@@ -1,0 +1,22 @@
+/// The moment an operation has failed if it is not done: one per connect and one per query, shared
+/// by every read and write in it, so a timeout bounds the whole exchange, not each system call.
+struct Deadline: Sendable {
+    let instant: ContinuousClock.Instant
+    let seconds: Double
+
+    init(secondsFromNow seconds: Double) {
+        self.seconds = seconds
+        instant = ContinuousClock.now.advanced(by: .nanoseconds(Int64((max(0, seconds) * 1e9).rounded())))
+    }
+
+    /// What is left, rounded up to whole milliseconds for `poll`; 0 once passed.
+    var remainingMilliseconds: Int32 {
+        let left = ContinuousClock.now.duration(to: instant)
+        guard left > .zero else { return 0 }
+        let (whole, attoseconds) = left.components
+        return Int32(clamping: whole * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
+    /// "10 s", "0.5 s": how timeouts appear in messages.
+    var text: String { seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s" }
+}
