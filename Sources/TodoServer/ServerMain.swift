@@ -11,6 +11,8 @@ public enum ServerMain {
     public static let usage = """
         usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key KEY] [--tables a,b]
                            [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
+                           [--max-connections N] [--max-connections-per-address N]
+                           [--header-timeout S] [--idle-timeout S]
                todo-server check|repair [--data DIR]
 
         A durable table server speaking the Azure Mobile Services (G1) and Mobile Apps 2.0 (G2)
@@ -28,6 +30,13 @@ public enum ServerMain {
           --public-url URL    base URL for Location and Link headers behind a proxy
           --generations LIST  g1, g2 or g1,g2 (default: g1,g2)
           --quiet             no per-request log lines
+
+        Connections (an idle or slow-header connection gives its slot to a new one when full):
+          --max-connections N              at most N connections at once (default: 1024)
+          --max-connections-per-address N  at most N from one address (default: 64; behind a
+                                           reverse proxy every client shares the proxy's address)
+          --header-timeout S               seconds for a request's head to arrive (default: 10)
+          --idle-timeout S                 seconds a keep-alive connection may idle (default: 60)
 
         'todo-server check' reports damaged records in the data directory; 'todo-server repair'
         keeps every record that verifies and moves the damaged bytes aside (see 'check --help').
@@ -133,6 +142,11 @@ struct ServerOptions {
                 o.service.tables = tables
             case "--dynamic-tables": o.service.dynamicTables = true
             case "--page-size": o.service.pageSize = try number("--page-size", 1...1000)
+            case "--max-connections": o.http.maxConnections = try number("--max-connections", 1...100_000)
+            case "--max-connections-per-address":
+                o.http.maxConnectionsPerAddress = try number("--max-connections-per-address", 1...100_000)
+            case "--header-timeout": o.http.headerTimeout = .seconds(try number("--header-timeout", 1...3600))
+            case "--idle-timeout": o.http.idleTimeout = .seconds(try number("--idle-timeout", 1...3600))
             case "--public-url":
                 var url = try value("--public-url")
                 while url.hasSuffix("/") { url.removeLast() }
