@@ -11,6 +11,8 @@ public enum ServerMain {
     public static let usage = """
         usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key KEY] [--tables a,b]
                            [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
+                           [--max-tables N] [--max-columns N] [--max-rows-per-table N]
+                           [--max-row-size SIZE] [--max-memory SIZE]
                            [--max-connections N] [--max-connections-per-address N]
                            [--header-timeout S] [--idle-timeout S]
                todo-server check|repair [--data DIR]
@@ -30,6 +32,13 @@ public enum ServerMain {
           --public-url URL    base URL for Location and Link headers behind a proxy
           --generations LIST  g1, g2 or g1,g2 (default: g1,g2)
           --quiet             no per-request log lines
+
+        Limits (a write beyond one is refused, 507 or 413, and changes nothing; see the README):
+          --max-tables N                   tables, counting those --dynamic-tables creates (default: 1000)
+          --max-columns N                  columns per table, at most 1024 (default: 1024)
+          --max-rows-per-table N           rows per table, deleted ones included (default: 1000000)
+          --max-row-size SIZE              one row's id, names and values (default: 1M)
+          --max-memory SIZE                estimated memory of all rows (default: 1G)
 
         Connections (an idle or slow-header connection gives its slot to a new one when full):
           --max-connections N              at most N connections at once (default: 1024)
@@ -60,7 +69,8 @@ public enum ServerMain {
         let storage: TableStorage
         let service: TableService
         do {
-            storage = try TableStorage(directory: options.dataDirectory, onFailure: { printErr(failureLine($0)) })
+            storage = try TableStorage(directory: options.dataDirectory, limits: options.limits,
+                                       onFailure: { printErr(failureLine($0)) })
             service = try TableService(configuration: options.service, storage: storage)
         } catch {
             let hint = (error as? StorageError)?.kind == .corrupt ? ""
@@ -107,6 +117,7 @@ struct ServerOptions {
     var dataDirectory = "todo-server-data"
     var http = HTTPServerConfiguration(port: 8080)
     var service = ServiceConfiguration()
+    var limits = StorageLimits()
 
     struct Problem: Error { var message: String }
 
@@ -126,6 +137,13 @@ struct ServerOptions {
             }
             return n
         }
+        func size(_ name: String) throws(Problem) -> Int {
+            let text = try value(name)
+            guard let bytes = ByteCount.parse(text) else {
+                throw Problem(message: "'\(name) \(text)' must be a size in bytes, or with K, M or G (1024-based), e.g. 64K or 1G")
+            }
+            return bytes
+        }
         while i < args.count {
             switch args[i] {
             case "--help", "-h": o.help = true
@@ -142,6 +160,11 @@ struct ServerOptions {
                 o.service.tables = tables
             case "--dynamic-tables": o.service.dynamicTables = true
             case "--page-size": o.service.pageSize = try number("--page-size", 1...1000)
+            case "--max-tables": o.limits.maxTables = try number("--max-tables", 1...1_000_000)
+            case "--max-columns": o.service.maxColumns = try number("--max-columns", 1...1024)
+            case "--max-rows-per-table": o.limits.maxRowsPerTable = try number("--max-rows-per-table", 1...1_000_000_000)
+            case "--max-row-size": o.limits.maxRowBytes = try size("--max-row-size")
+            case "--max-memory": o.limits.memoryBudget = try size("--max-memory")
             case "--max-connections": o.http.maxConnections = try number("--max-connections", 1...100_000)
             case "--max-connections-per-address":
                 o.http.maxConnectionsPerAddress = try number("--max-connections-per-address", 1...100_000)

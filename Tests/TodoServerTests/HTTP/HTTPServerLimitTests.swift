@@ -141,6 +141,7 @@ struct HTTPServerLimitTests {
         defer { harness.server.stop() }
         let first = try harness.client(receiveTimeout: .seconds(5))
         #expect(try first.get("/first").status == 200)  // admitted, served, now idle
+        for _ in 0..<1_000 where harness.server.connections.counts.idle < 1 { usleep(10_000) }
         let second = try harness.client()
         #expect(try second.get("/second").status == 200)
         #expect(first.readUntilClosed() == [], "the idle connection gave up its slot")
