@@ -9,7 +9,7 @@ import TodoBasics
 /// stops after in-flight requests finish. Returns the exit code.
 public enum ServerMain {
     public static let usage = """
-        usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key KEY] [--tables a,b]
+        usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
                            [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
                            [--max-tables N] [--max-columns N] [--max-rows-per-table N]
                            [--max-row-size SIZE] [--max-memory SIZE]
@@ -25,7 +25,9 @@ public enum ServerMain {
           --data DIR          data directory, created if missing (default: ./todo-server-data)
           --port N            port; 0 picks a free one (default: 8080)
           --host ADDR         IPv4 address to listen on (default: 127.0.0.1)
-          --app-key KEY       require X-ZUMO-APPLICATION: KEY (or set TODO_SERVER_APP_KEY)
+          --app-key-file FILE require X-ZUMO-APPLICATION: the first line of FILE (keep it mode 0600);
+                              or set TODO_SERVER_APP_KEY. (--app-key KEY works too, but every user of
+                              the machine can read a command line.)
           --tables a,b        tables to serve, created with soft delete (default: todoitem)
           --dynamic-tables    a POST to an unknown table name creates the table
           --page-size N       rows per page without $top, 1 to 1000 (default: 50)
@@ -66,6 +68,7 @@ public enum ServerMain {
             print(usage)
             return 0
         }
+        for warning in options.warnings { printErr(warning) }
         let storage: TableStorage
         let service: TableService
         do {
@@ -108,87 +111,4 @@ public enum ServerMain {
         let line = text + "\n"
         _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
-}
-
-/// The parsed command line of `todo-server`.
-struct ServerOptions {
-    var help = false
-    var quiet = false
-    var dataDirectory = "todo-server-data"
-    var http = HTTPServerConfiguration(port: 8080)
-    var service = ServiceConfiguration()
-    var limits = StorageLimits()
-
-    struct Problem: Error { var message: String }
-
-    static func parse(_ args: [String], environment: [String: String]) throws(Problem) -> ServerOptions {
-        var o = ServerOptions()
-        o.service.appKey = environment["TODO_SERVER_APP_KEY"]
-        var i = 0
-        func value(_ name: String) throws(Problem) -> String {
-            i += 1
-            guard i < args.count else { throw Problem(message: "option '\(name)' needs a value") }
-            return args[i]
-        }
-        func number(_ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int {
-            let text = try value(name)
-            guard let n = Int(text), range.contains(n) else {
-                throw Problem(message: "'\(name) \(text)' must be a number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return n
-        }
-        func size(_ name: String) throws(Problem) -> Int {
-            let text = try value(name)
-            guard let bytes = ByteCount.parse(text) else {
-                throw Problem(message: "'\(name) \(text)' must be a size in bytes, or with K, M or G (1024-based), e.g. 64K or 1G")
-            }
-            return bytes
-        }
-        while i < args.count {
-            switch args[i] {
-            case "--help", "-h": o.help = true
-            case "--quiet": o.quiet = true
-            case "--data": o.dataDirectory = try value("--data")
-            case "--port": o.http.port = try number("--port", 0...65535)
-            case "--host": o.http.host = try value("--host")
-            case "--app-key": o.service.appKey = try value("--app-key")
-            case "--tables":
-                let tables = try value("--tables").split(separator: ",").map { String($0) }
-                for t in tables where !ItemBodyNames.isTableName(t) {
-                    throw Problem(message: "'\(t)' is not a valid table name (letters, digits, '_', starting with a letter or '_')")
-                }
-                o.service.tables = tables
-            case "--dynamic-tables": o.service.dynamicTables = true
-            case "--page-size": o.service.pageSize = try number("--page-size", 1...1000)
-            case "--max-tables": o.limits.maxTables = try number("--max-tables", 1...1_000_000)
-            case "--max-columns": o.service.maxColumns = try number("--max-columns", 1...1024)
-            case "--max-rows-per-table": o.limits.maxRowsPerTable = try number("--max-rows-per-table", 1...1_000_000_000)
-            case "--max-row-size": o.limits.maxRowBytes = try size("--max-row-size")
-            case "--max-memory": o.limits.memoryBudget = try size("--max-memory")
-            case "--max-connections": o.http.maxConnections = try number("--max-connections", 1...100_000)
-            case "--max-connections-per-address":
-                o.http.maxConnectionsPerAddress = try number("--max-connections-per-address", 1...100_000)
-            case "--header-timeout": o.http.headerTimeout = .seconds(try number("--header-timeout", 1...3600))
-            case "--idle-timeout": o.http.idleTimeout = .seconds(try number("--idle-timeout", 1...3600))
-            case "--public-url":
-                var url = try value("--public-url")
-                while url.hasSuffix("/") { url.removeLast() }
-                o.service.publicURL = url
-            case "--generations":
-                let list = try value("--generations").lowercased().split(separator: ",").map(String.init)
-                guard !list.isEmpty, list.allSatisfy({ $0 == "g1" || $0 == "g2" }) else {
-                    throw Problem(message: "--generations takes g1, g2 or g1,g2")
-                }
-                o.service.servesMobileServices = list.contains("g1")
-                o.service.servesMobileApps = list.contains("g2")
-            default: throw Problem(message: "unknown option '\(args[i])'")
-            }
-            i += 1
-        }
-        return o
-    }
-}
-
-enum ItemBodyNames {
-    static func isTableName(_ name: String) -> Bool { ItemBody.isIdentifier(name) }
 }
