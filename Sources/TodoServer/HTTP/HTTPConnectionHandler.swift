@@ -87,6 +87,7 @@ struct HTTPConnectionHandler: ~Copyable {
                 return
             case .timedOut:
                 guard inProgress else { return }
+                socket.slot?.enter(.busy)  // its 408 is being written: not a slot to take
                 answerTimeout(since: requestStart, head: receivingHead)
                 socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
                 return

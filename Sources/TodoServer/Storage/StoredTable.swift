@@ -159,8 +159,11 @@ final class StoredTable: Sendable {
         state.withLock { state in
             let durable = (try? commit.waitDurable(through: state.lsn)) != nil
             commit.fail(StorageError(.unavailable, path: path, "the storage is closed"), report: false)
-            let old = commit.replaceFile(fd: -1, path: path, durableThrough: durable ? state.lsn : 0)
-            if old >= 0 { _ = Glibc.close(old) }
+            _ = commit.replaceFile(fd: -1, path: path, durableThrough: durable ? state.lsn : 0)
+            // The same descriptor as the group commit's; released from the log too, so that a later
+            // `closeLogIfSettled` finds it closed and never closes a number reused since.
+            let fd = state.log.release()
+            if fd >= 0 { _ = Glibc.close(fd) }
         }
     }
 }
