@@ -10,11 +10,12 @@ import Synchronization
 /// 1. One peer address holds at most `maxPerAddress` connections, and the server at most
 ///    `maxConnections`.
 /// 2. A new connection that would break a limit takes the slot of a connection within that limit
-///    that has only been waiting for longer than `yieldAfter`: the one idle longest (between
-///    requests, or never used), else the one whose request head has been arriving longest (a real
-///    client sends its head in one packet; a slow-header attacker trickles it). That connection is
-///    shut down: its thread sees the end of input and ends, without an answer, as after the idle
-///    timeout (a client must be ready for a server closing an idle keep-alive connection anyway).
+///    that is closing (its last answer written, only draining input), else of one that has only
+///    been waiting for longer than `yieldAfter`: the one idle longest (between requests, or never
+///    used), else the one whose request head has been arriving longest (a real client sends its
+///    head in one packet; a slow-header attacker trickles it). That connection is shut down: its
+///    thread sees the end of input and ends, without an answer, as after the idle timeout (a client
+///    must be ready for a server closing an idle keep-alive connection anyway).
 /// 3. Otherwise the new connection is refused at once (503, then close), without a thread.
 ///
 /// So connections that only wait cannot keep a new request out for more than `yieldAfter`, and one
@@ -37,6 +38,9 @@ final class ConnectionTable: Sendable {
         case head(since: ContinuousClock.Instant)
         /// Reading, answering, or receiving a body: never taken away.
         case busy
+        /// The last answer is written and the connection only drains its input before closing
+        /// (`ConnectionSocket.closeLingering`): taken first, whatever its age.
+        case closing
     }
 
     enum Admission {
@@ -102,7 +106,7 @@ final class ConnectionTable: Sendable {
                 switch entry.phase {
                 case .idle: idle += 1
                 case .head: head += 1
-                case .busy: busy += 1
+                case .busy, .closing: busy += 1
                 }
             }
             return (idle, head, busy, state.evictions)
@@ -121,14 +125,17 @@ final class ConnectionTable: Sendable {
         }
     }
 
-    /// The connection that gives up its slot: of those waiting longer than `yieldAfter`, the one
-    /// idle longest, else the one whose head has been arriving longest; nil when none may.
+    /// The connection that gives up its slot: one closing; else, of those waiting longer than
+    /// `yieldAfter`, the one idle longest, else the one whose head has been arriving longest; nil
+    /// when none may.
     private static func victim(in state: State, from address: UInt32?, now: ContinuousClock.Instant,
                                yieldAfter: Duration) -> UInt64? {
         var idle: (id: UInt64, since: ContinuousClock.Instant)?
         var head: (id: UInt64, since: ContinuousClock.Instant)?
         for (id, entry) in state.entries where address == nil || entry.address == address {
             switch entry.phase {
+            case .closing:
+                return id
             case .idle(let since):
                 if since.duration(to: now) > yieldAfter, idle == nil || since < idle!.since { idle = (id, since) }
             case .head(let since):

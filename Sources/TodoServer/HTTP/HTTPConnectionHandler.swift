@@ -89,6 +89,7 @@ struct HTTPConnectionHandler: ~Copyable {
                 guard inProgress else { return }
                 socket.slot?.enter(.busy)  // its 408 is being written: not a slot to take
                 answerTimeout(since: requestStart, head: receivingHead)
+                socket.slot?.enter(.closing)
                 socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
                 return
             case .readable:
@@ -100,6 +101,7 @@ struct HTTPConnectionHandler: ~Copyable {
                 case .closeNow:
                     return
                 case .closeAfterResponse:
+                    socket.slot?.enter(.closing)
                     socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
                     return
                 case .keepOpen(let completed):
