@@ -99,17 +99,18 @@ final class ConnectionTable: Sendable {
     }
 
     /// Open connections by phase, and how many gave up their slot so far (tests and diagnostics).
-    var counts: (idle: Int, head: Int, busy: Int, evicted: Int) {
+    var counts: (idle: Int, head: Int, busy: Int, closing: Int, evicted: Int) {
         state.withLock { state in
-            var idle = 0, head = 0, busy = 0
+            var idle = 0, head = 0, busy = 0, closing = 0
             for entry in state.entries.values {
                 switch entry.phase {
                 case .idle: idle += 1
                 case .head: head += 1
-                case .busy, .closing: busy += 1
+                case .busy: busy += 1
+                case .closing: closing += 1
                 }
             }
-            return (idle, head, busy, state.evictions)
+            return (idle, head, busy, closing, state.evictions)
         }
     }
 

@@ -38,7 +38,7 @@ struct HTTPServerExhaustionTests {
         }
         // The oldest idle connections gave up their slots; the server never held more than its limit.
         let counts = harness.server.connections.counts
-        #expect(counts.idle + counts.head + counts.busy <= 40)
+        #expect(counts.idle + counts.head + counts.busy + counts.closing <= 40)
         #expect(idle.first?.readUntilClosed() == [], "the oldest idle connection was closed, without a response")
     }
 
@@ -110,6 +110,28 @@ struct HTTPServerExhaustionTests {
         try second.send("xyz")
         #expect(try first.readResponse().bodyText == "abcdef")
         #expect(try second.readResponse().bodyText == "uvwxyz")
+    }
+
+    @Test("connections that are answered and only closing give their slots at once, whatever their age")
+    func closingConnectionsYieldAtOnce() throws {
+        let harness = try HTTPServerHarness {
+            $0.maxConnectionsPerAddress = 2
+            $0.yieldAfter = .seconds(60)
+        }
+        defer { harness.server.stop() }
+        // Answered with Connection: close; the clients read the answer but do not close, so the
+        // server drains them until its linger timeout.
+        var answered: [RawHTTPClient] = []
+        for n in 0..<2 {
+            let client = try harness.client()
+            #expect(try client.get("/done-\(n)", headers: "Connection: close\r\n").status == 200)
+            answered.append(client)
+        }
+        for _ in 0..<1_000 where harness.server.connections.counts.closing < 2 { usleep(10_000) }
+        for n in 0..<5 {
+            #expect(try harness.client().get("/next-\(n)", headers: "Connection: close\r\n").status == 200)
+        }
+        withExtendedLifetime(answered) {}
     }
 
     @Test("a slow-header client is cut with 408 after the header timeout, though it keeps sending")
