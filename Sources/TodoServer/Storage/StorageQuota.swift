@@ -28,7 +28,7 @@ final class StorageQuota: Sendable {
     func admitTable(_ name: String, count: Int) throws(StorageError) {
         guard count >= limits.maxTables else { return }
         throw StorageError(.quotaExceeded,
-                           "the server holds \(count) tables, the most it allows (--max-tables \(limits.maxTables)), "
+                           "the server holds \(count) table\(count == 1 ? "" : "s"), the most it allows (--max-tables \(limits.maxTables)), "
                                + "so the table '\(name)' was not created and nothing was written; use an existing "
                                + "table, or ask the server's operator to raise --max-tables")
     }
@@ -58,7 +58,7 @@ final class StorageQuota: Sendable {
         let rows = memory.rowCount(includeDeleted: true)
         if added > 0, rows + added > limits.maxRowsPerTable {
             throw StorageError(.quotaExceeded,
-                               "the table '\(memory.schema.name)' holds \(rows) rows (deleted ones included), the most "
+                               "the table '\(memory.schema.name)' holds \(rows) row\(rows == 1 ? "" : "s") (deleted ones included), the most "
                                    + "this server allows in one table (--max-rows-per-table \(limits.maxRowsPerTable)), "
                                    + "so nothing was written; ask the server's operator to raise --max-rows-per-table")
         }
