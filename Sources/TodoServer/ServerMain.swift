@@ -9,8 +9,12 @@ import TodoBasics
 /// stops after in-flight requests finish. Returns the exit code.
 public enum ServerMain {
     public static let usage = """
-        usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key KEY] [--tables a,b]
+        usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
                            [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
+                           [--max-tables N] [--max-columns N] [--max-rows-per-table N]
+                           [--max-row-size SIZE] [--max-memory SIZE]
+                           [--max-connections N] [--max-connections-per-address N]
+                           [--header-timeout S] [--idle-timeout S]
                todo-server check|repair [--data DIR]
 
         A durable table server speaking the Azure Mobile Services (G1) and Mobile Apps 2.0 (G2)
@@ -21,13 +25,29 @@ public enum ServerMain {
           --data DIR          data directory, created if missing (default: ./todo-server-data)
           --port N            port; 0 picks a free one (default: 8080)
           --host ADDR         IPv4 address to listen on (default: 127.0.0.1)
-          --app-key KEY       require X-ZUMO-APPLICATION: KEY (or set TODO_SERVER_APP_KEY)
+          --app-key-file FILE require X-ZUMO-APPLICATION: the first line of FILE (keep it mode 0600);
+                              or set TODO_SERVER_APP_KEY. (--app-key KEY works too, but every user of
+                              the machine can read a command line.)
           --tables a,b        tables to serve, created with soft delete (default: todoitem)
           --dynamic-tables    a POST to an unknown table name creates the table
           --page-size N       rows per page without $top, 1 to 1000 (default: 50)
           --public-url URL    base URL for Location and Link headers behind a proxy
           --generations LIST  g1, g2 or g1,g2 (default: g1,g2)
           --quiet             no per-request log lines
+
+        Limits (a write beyond one is refused, 507 or 413, and changes nothing; see the README):
+          --max-tables N                   tables, counting those --dynamic-tables creates (default: 1000)
+          --max-columns N                  columns per table, at most 1024 (default: 1024)
+          --max-rows-per-table N           rows per table, deleted ones included (default: 1000000)
+          --max-row-size SIZE              one row's id, names and values (default: 1M)
+          --max-memory SIZE                estimated memory of all rows (default: 1G)
+
+        Connections (an idle or slow-header connection gives its slot to a new one when full):
+          --max-connections N              at most N connections at once (default: 1024)
+          --max-connections-per-address N  at most N from one address (default: 64; behind a
+                                           reverse proxy every client shares the proxy's address)
+          --header-timeout S               seconds for a request's head to arrive (default: 10)
+          --idle-timeout S                 seconds a keep-alive connection may idle (default: 60)
 
         'todo-server check' reports damaged records in the data directory; 'todo-server repair'
         keeps every record that verifies and moves the damaged bytes aside (see 'check --help').
@@ -48,10 +68,12 @@ public enum ServerMain {
             print(usage)
             return 0
         }
+        for warning in options.warnings { printErr(warning) }
         let storage: TableStorage
         let service: TableService
         do {
-            storage = try TableStorage(directory: options.dataDirectory, onFailure: { printErr(failureLine($0)) })
+            storage = try TableStorage(directory: options.dataDirectory, limits: options.limits,
+                                       onFailure: { printErr(failureLine($0)) })
             service = try TableService(configuration: options.service, storage: storage)
         } catch {
             let hint = (error as? StorageError)?.kind == .corrupt ? ""
@@ -89,69 +111,4 @@ public enum ServerMain {
         let line = text + "\n"
         _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
-}
-
-/// The parsed command line of `todo-server`.
-struct ServerOptions {
-    var help = false
-    var quiet = false
-    var dataDirectory = "todo-server-data"
-    var http = HTTPServerConfiguration(port: 8080)
-    var service = ServiceConfiguration()
-
-    struct Problem: Error { var message: String }
-
-    static func parse(_ args: [String], environment: [String: String]) throws(Problem) -> ServerOptions {
-        var o = ServerOptions()
-        o.service.appKey = environment["TODO_SERVER_APP_KEY"]
-        var i = 0
-        func value(_ name: String) throws(Problem) -> String {
-            i += 1
-            guard i < args.count else { throw Problem(message: "option '\(name)' needs a value") }
-            return args[i]
-        }
-        func number(_ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int {
-            let text = try value(name)
-            guard let n = Int(text), range.contains(n) else {
-                throw Problem(message: "'\(name) \(text)' must be a number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return n
-        }
-        while i < args.count {
-            switch args[i] {
-            case "--help", "-h": o.help = true
-            case "--quiet": o.quiet = true
-            case "--data": o.dataDirectory = try value("--data")
-            case "--port": o.http.port = try number("--port", 0...65535)
-            case "--host": o.http.host = try value("--host")
-            case "--app-key": o.service.appKey = try value("--app-key")
-            case "--tables":
-                let tables = try value("--tables").split(separator: ",").map { String($0) }
-                for t in tables where !ItemBodyNames.isTableName(t) {
-                    throw Problem(message: "'\(t)' is not a valid table name (letters, digits, '_', starting with a letter or '_')")
-                }
-                o.service.tables = tables
-            case "--dynamic-tables": o.service.dynamicTables = true
-            case "--page-size": o.service.pageSize = try number("--page-size", 1...1000)
-            case "--public-url":
-                var url = try value("--public-url")
-                while url.hasSuffix("/") { url.removeLast() }
-                o.service.publicURL = url
-            case "--generations":
-                let list = try value("--generations").lowercased().split(separator: ",").map(String.init)
-                guard !list.isEmpty, list.allSatisfy({ $0 == "g1" || $0 == "g2" }) else {
-                    throw Problem(message: "--generations takes g1, g2 or g1,g2")
-                }
-                o.service.servesMobileServices = list.contains("g1")
-                o.service.servesMobileApps = list.contains("g2")
-            default: throw Problem(message: "unknown option '\(args[i])'")
-            }
-            i += 1
-        }
-        return o
-    }
-}
-
-enum ItemBodyNames {
-    static func isTableName(_ name: String) -> Bool { ItemBody.isIdentifier(name) }
 }

@@ -9,7 +9,9 @@ import TodoModel
 /// goes ahead only in an empty folder or over its own interrupted run (`StoreSurvey`), which
 /// nothing has committed to yet; anything else is refused, naming what the folder holds.
 extension Store {
-    public static func create(at root: String, config: ReplicaConfig, fs: any FileSystem) throws(StoreError) {
+    /// `appKey` goes to `.todo/app-key` (mode 0600, `AppKeyFile`), never to `config.json`.
+    public static func create(at root: String, config: ReplicaConfig, appKey: String? = nil,
+                              fs: any FileSystem) throws(StoreError) {
         let layout = StoreLayout(root: root)
         if fs.fileExists(layout.absolute(StoreLayout.formatFile)) { throw .alreadyInitialized(path: root) }
         if fs.fileExists(root) {
@@ -34,6 +36,11 @@ extension Store {
             for dir in [layout.tableDirectory(config.defaultTable), StoreLayout.tablesDirectory, ""] {
                 try fs.syncDirectory(dir.isEmpty ? root : layout.absolute(dir))
             }
+        } catch {
+            throw .io(error)
+        }
+        if let appKey { try AppKeyFile.write(appKey, in: Store(layout: layout, fs: fs, lock: nil)) }
+        do {
             try AtomicFile.write((["format": 1] as JSONValue).canonicalBytes(), to: layout.absolute(StoreLayout.formatFile), in: fs)
         } catch {
             throw .io(error)
@@ -78,6 +85,7 @@ struct StoreSurvey {
             do throws(StoreError) { state = .success(try store.state()) } catch { state = .failure(error) }
         }
         let initFiles: Set<String> = [StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile, StoreLayout.journalFile,
+                                      AppKeyFile.name, AppKeyFile.gitignore,
                                       StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                       StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
         unknown = (((try? fs.listDirectory(root)) ?? nil) ?? []).filter { !initFiles.contains($0) && !StoreLayout.isTemporary($0) }.sorted()

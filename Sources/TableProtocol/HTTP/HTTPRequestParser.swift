@@ -75,6 +75,17 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// True while a request has started but its header section is not complete: the server gives
+    /// this phase a shorter deadline than the whole request (slow-header clients, issue 17).
+    /// Call after `next()` has returned nil, like `isRequestInProgress`.
+    public var isReceivingHead: Bool {
+        switch state {
+        case .requestLine: requestLine.hasStarted || buffer.readableCount > 0
+        case .headers: true
+        default: false
+        }
+    }
+
     /// True after an `.error` event.
     public var hasFailed: Bool {
         if case .failed = state { return true }

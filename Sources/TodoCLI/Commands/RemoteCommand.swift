@@ -5,15 +5,17 @@ import TodoSync
 struct RemoteCommand: Command {
     static let name = "remote"
     static let summary = "show or change the remote table server"
-    static let usage = "remote [set [URL] [--app-key KEY] [--protocol GEN] [--page-size N]] [--json]"
+    static let usage = "remote [set [URL] [--app-key-file FILE | --app-key KEY] [--protocol GEN] [--page-size N]] [--json]"
     static let discussion = """
-        Without arguments, shows the remote URL, the protocol, whether an app key is set, and the
-        page size. 'remote set' changes them. A new URL removes every query's delta token (a token
-        is a position on one server), so the next pull starts from the beginning; queries, items,
-        operations and conflicts are kept.
+        Without arguments, shows the remote URL, the protocol, where the app key comes from (never
+        the key), and the page size. 'remote set' changes them. A new URL removes every query's
+        delta token (a token is a position on one server), so the next pull starts from the
+        beginning; queries, items, operations and conflicts are kept. The app key is kept in
+        .todo/app-key, readable by you only ('' removes it; TODO_APP_KEY is used when none is
+        stored). A replica made by an older todo keeps its key in config.json: 'todo remote set'
+        moves it.
         """
-    static let options: [OptionSpec] = [
-        OptionSpec("--app-key", .value("KEY"), "the app key ('' removes it; TODO_APP_KEY is used when none is stored)"),
+    static let options: [OptionSpec] = AppKeyOption.options + [
         OptionSpec("--protocol", .value("GEN"), "mobile-apps or mobile-services"),
         OptionSpec("--page-size", .value("N"), "rows per pull page, 1 to 1000 (default 50)"),
         .json,
@@ -24,8 +26,13 @@ struct RemoteCommand: Command {
         if p.isEmpty {
             let store = try StoreAccess.open(ctx, writable: false, command: name)
             let config: ReplicaConfig
-            do { config = try store.config() } catch { throw .store(error) }
-            show(config, ctx, json: args.has("--json"))
+            let key: ReplicaAppKey
+            do {
+                config = try store.config()
+                key = try ReplicaAppKey.resolve(store, config, environment: ctx.environment)
+            } catch { throw .store(error) }
+            for warning in key.warnings(store) { ctx.console.err(warning) }
+            show(config, key.source, ctx, json: args.has("--json"))
             return ExitCode.ok
         }
         guard p[0] == "set" else { throw .usage("unknown subcommand '\(p[0])'; use 'todo remote' or 'todo remote set URL'", command: name) }
@@ -36,15 +43,23 @@ struct RemoteCommand: Command {
             guard let n = Int(text), (1...1000).contains(n) else { throw .usage("'--page-size \(text)' must be 1 to 1000", command: name) }
             pageSize = n
         }
-        guard url != nil || generation != nil || pageSize != nil || args.value("--app-key") != nil else {
-            throw .usage("nothing to set; give a URL or --app-key, --protocol, --page-size", command: name)
-        }
+        let newKey = try AppKeyOption.value(args, ctx, command: name)
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         var tx: StoreTransaction
         var config: ReplicaConfig
+        var source: ReplicaAppKey.Source
         do {
             tx = try store.transaction()
             config = try store.config()
+            source = try ReplicaAppKey.resolve(store, config, environment: ctx.environment).source
+        } catch { throw .store(error) }
+        // A key an older todo left in config.json moves to .todo/app-key: with no other change asked
+        // for, that is all this does.
+        let keyToWrite: String?? = newKey.map { $0.isEmpty ? nil : $0 } ?? config.legacyAppKey.map { .some($0) }
+        guard url != nil || generation != nil || pageSize != nil || keyToWrite != nil else {
+            throw .usage("nothing to set; give a URL or --app-key-file, --app-key, --protocol, --page-size", command: name)
+        }
+        do {
             if let url, url != config.remote {
                 config.remote = url
                 for table in try store.tables() {
@@ -57,19 +72,44 @@ struct RemoteCommand: Command {
         } catch { throw .store(error) }
         if let generation { config.protocolGeneration = generation }
         if let pageSize { config.pageSize = pageSize }
-        if let key = args.value("--app-key") { config.appKey = key.isEmpty ? nil : key }
+        // The key file first: the config written next no longer holds a key, so it must not be
+        // written unless the key is safe. If the commit then fails, the old key file is put back.
+        var previousKey: AppKeyFile.Stored?
+        if let keyToWrite {
+            do {
+                previousKey = try AppKeyFile.read(store)
+                try AppKeyFile.write(keyToWrite, in: store)
+            } catch { throw .store(error) }
+            config.legacyAppKey = nil
+            let fromEnvironment = !(ctx.environment["TODO_APP_KEY"] ?? "").isEmpty
+            source = keyToWrite != nil ? .file : fromEnvironment ? .environment : .none
+        }
         tx.putConfig(config)
-        try StoreAccess.commit(tx, store, ctx)
-        show(config, ctx, json: args.has("--json"))
+        do {
+            try StoreAccess.commit(tx, store, ctx)
+        } catch {
+            if keyToWrite != nil { try? AppKeyFile.write(previousKey?.key, in: store) }
+            throw error
+        }
+        show(config, source, ctx, json: args.has("--json"))
         return ExitCode.ok
     }
 
-    static func show(_ config: ReplicaConfig, _ ctx: CommandContext, json: Bool) {
-        let keySource = config.appKey != nil ? "set" : (ctx.environment["TODO_APP_KEY"] != nil ? "from TODO_APP_KEY" : "none")
+    /// Where the key comes from, never the key.
+    static func keyText(_ source: ReplicaAppKey.Source) -> String {
+        switch source {
+        case .file: "set (.todo/app-key)"
+        case .config: "set in .todo/config.json (run 'todo remote set' to move it to .todo/app-key)"
+        case .environment: "from TODO_APP_KEY"
+        case .none: "none"
+        }
+    }
+
+    static func show(_ config: ReplicaConfig, _ source: ReplicaAppKey.Source, _ ctx: CommandContext, json: Bool) {
         if json {
             ctx.console.outRaw(JSONValue(["remote": config.remote.map { .string($0) } ?? .null,
                                           "protocol": .string(config.protocolGeneration.rawValue),
-                                          "appKey": .string(keySource), "pageSize": .number(Double(config.pageSize))]).canonicalBytes())
+                                          "appKey": .string(source.rawValue), "pageSize": .number(Double(config.pageSize))]).canonicalBytes())
             return
         }
         guard let remote = config.remote else {
@@ -78,7 +118,7 @@ struct RemoteCommand: Command {
         }
         ctx.console.out("remote    \(remote)")
         ctx.console.out("protocol  \(config.protocolGeneration.rawValue)")
-        ctx.console.out("app key   \(keySource)")
+        ctx.console.out("app key   \(keyText(source))")
         ctx.console.out("page size \(config.pageSize)")
     }
 }

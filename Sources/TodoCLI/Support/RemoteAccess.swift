@@ -14,7 +14,9 @@ enum RemoteAccess {
         }
         let endpoint = try endpoint(remote)
         let generation: Generation = config.protocolGeneration == .mobileServices ? .mobileServices : .mobileApps
-        let appKey = config.appKey ?? ctx.environment["TODO_APP_KEY"]
+        let appKey: ReplicaAppKey
+        do { appKey = try ReplicaAppKey.resolve(store, config, environment: ctx.environment) } catch { throw .store(error) }
+        for warning in appKey.warnings(store) { ctx.console.err(warning) }
         var timeouts = TransportTimeouts()
         if let t = ctx.environment["TODO_CONNECT_TIMEOUT"].flatMap(Double.init), t > 0 { timeouts.connect = t }
         if let t = ctx.environment["TODO_REQUEST_TIMEOUT"].flatMap(Double.init), t > 0 { timeouts.request = t }
@@ -24,7 +26,7 @@ enum RemoteAccess {
             retry.sleep = { seconds in sleep(seconds * scale) }
         }
         let transport = Transports.make(endpoint: endpoint, timeouts: timeouts, environment: ctx.environment)
-        let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey,
+        let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey.key,
                                  installationID: config.installationId, todoVersion: TodoMain.version, retry: retry)
         return (client, endpoint, config)
     }

@@ -8,18 +8,20 @@ public struct ReplicaConfig: Sendable, Equatable {
 
     public var remote: String?
     public var protocolGeneration: ProtocolGeneration
-    /// The app key sent as X-ZUMO-APPLICATION; nil means none, or `TODO_APP_KEY` from the environment.
-    public var appKey: String?
+    /// The `appKey` member that `todo` wrote here before issue 17; nil when there is none. Read so
+    /// that such replicas keep working, never written: the key now lives in `.todo/app-key`, mode
+    /// 0600 (`AppKeyFile` in TodoStore), and moves there at the next write of the config.
+    public var legacyAppKey: String?
     public var defaultTable: String
     /// Sent as X-ZUMO-INSTALLATION-ID; made once at `todo init`.
     public var installationId: String
     public var pageSize: Int
 
-    public init(remote: String? = nil, protocolGeneration: ProtocolGeneration = .mobileApps, appKey: String? = nil,
+    public init(remote: String? = nil, protocolGeneration: ProtocolGeneration = .mobileApps, legacyAppKey: String? = nil,
                 defaultTable: String = TableName.defaultTable, installationId: String, pageSize: Int = 50) {
         self.remote = remote
         self.protocolGeneration = protocolGeneration
-        self.appKey = appKey
+        self.legacyAppKey = legacyAppKey
         self.defaultTable = defaultTable
         self.installationId = installationId
         self.pageSize = pageSize
@@ -27,7 +29,7 @@ public struct ReplicaConfig: Sendable, Equatable {
 
     public var json: JSONValue {
         ["format": 1, "remote": remote.map { .string($0) } ?? .null, "protocol": .string(protocolGeneration.rawValue),
-         "appKey": appKey.map { .string($0) } ?? .null, "defaultTable": .string(defaultTable),
+         "defaultTable": .string(defaultTable),
          "installationId": .string(installationId), "pageSize": .number(Double(pageSize))]
     }
 
@@ -40,7 +42,7 @@ public struct ReplicaConfig: Sendable, Equatable {
         if let problem = TableName.problem(table) { throw RecordError("\"defaultTable\": \(problem)") }
         self.init(remote: try r.optionalString("remote"),
                   protocolGeneration: try r.oneOf("protocol", ProtocolGeneration.self, expected: "mobile-apps or mobile-services"),
-                  appKey: try r.optionalString("appKey"), defaultTable: table,
+                  legacyAppKey: try r.optionalString("appKey"), defaultTable: table,
                   installationId: try r.string("installationId"), pageSize: pageSize)
     }
 }

@@ -12,6 +12,8 @@ import Darwin
 /// Failures of the peer (EPIPE, ECONNRESET, ...) are ordinary here: they end the connection, quietly.
 struct ConnectionSocket: ~Copyable {
     let fd: Int32
+    /// The connection's place among the server's connections; nil for one refused at once.
+    let slot: ConnectionSlot?
 
     enum WaitOutcome {
         case readable
@@ -25,15 +27,18 @@ struct ConnectionSocket: ~Copyable {
         case closed
     }
 
-    /// Takes ownership of `fd`.
-    init(adopting fd: Int32, sendTimeout: Duration) {
+    /// Takes ownership of `fd` (and of `slot`, released when the socket closes).
+    init(adopting fd: Int32, sendTimeout: Duration, slot: ConnectionSlot? = nil) {
         self.fd = fd
+        self.slot = slot
         // Small responses must leave at once, not wait for Nagle's algorithm to pair them with an ACK.
         try? SocketSyscalls.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1, "TCP_NODELAY")
         try? SocketSyscalls.setSendTimeout(fd, sendTimeout)
     }
 
     deinit {
+        // First out of the table, then closed: the table may shut `fd` down until it is released.
+        slot?.release()
         SocketSyscalls.closeDescriptor(fd)
     }
 

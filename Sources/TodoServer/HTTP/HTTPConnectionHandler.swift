@@ -9,8 +9,11 @@ import TableProtocol
 /// durable (see `PendingDurability`). So N pipelined writes cost about one fsync, not N, and no
 /// answer leaves before what it reports or shows is durable.
 /// Deadlines (`spec/protocol.md` §3.3): while part of a request has arrived, the whole request must
-/// arrive within `requestTimeout` of its first byte (then 408 and close); between requests, the
-/// connection may stay idle for `idleTimeout` (then a silent close).
+/// arrive within `requestTimeout` of its first byte, and its head within `headerTimeout` (then 408
+/// and close); between requests, the connection may stay idle for `idleTimeout` (then a silent
+/// close); a new connection must start its first request within `headerTimeout` (issue 17).
+/// The handler reports to its `ConnectionSlot` whether it is idle, receiving a head, or busy, so
+/// that the accept thread can take the slot of an idle or slow one for a new connection.
 ///
 /// Shutdown: an idle connection closes as soon as the stop signal fires. A request already being
 /// answered or being received is completed, answered with `Connection: close`, then the connection
@@ -70,43 +73,65 @@ struct HTTPConnectionHandler: ~Copyable {
         defer { buffer.deallocate() }
         var requestStart = ContinuousClock.now
         var idleSince = ContinuousClock.now
+        var answeredAny = false
 
         while true {
             let inProgress = parser.isRequestInProgress
             if !inProgress && stop.isFired { return }
-            let deadline = inProgress
-                ? requestStart.advanced(by: configuration.requestTimeout)
-                : idleSince.advanced(by: configuration.idleTimeout)
+            let receivingHead = inProgress && parser.isReceivingHead
+            let deadline = Self.deadline(configuration, inProgress: inProgress, receivingHead: receivingHead,
+                                         requestStart: requestStart, idleSince: idleSince, answeredAny: answeredAny)
 
             switch socket.wait(until: deadline, stop: inProgress ? nil : stop) {
             case .stopRequested:
                 return
             case .timedOut:
                 guard inProgress else { return }
-                answerTimeout(since: requestStart)
+                socket.slot?.enter(.busy)  // its 408 is being written: not a slot to take
+                answerTimeout(since: requestStart, head: receivingHead)
+                socket.slot?.enter(.closing)
                 socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
                 return
             case .readable:
                 let readTime = ContinuousClock.now
+                socket.slot?.enter(.busy)
                 guard case .bytes(let count) = socket.read(into: buffer) else { return }
                 parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
                 switch answerAvailable() {
                 case .closeNow:
                     return
                 case .closeAfterResponse:
+                    socket.slot?.enter(.closing)
                     socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
                     return
                 case .keepOpen(let completed):
+                    answeredAny = answeredAny || completed > 0
                     if parser.isRequestInProgress {
                         // A request that began in this read starts its clock now; one that was
                         // already under way keeps the clock of its first byte.
                         if !inProgress || completed > 0 { requestStart = readTime }
+                        socket.slot?.enter(parser.isReceivingHead ? .head(since: requestStart) : .busy)
                     } else {
                         idleSince = .now
+                        socket.slot?.enter(.idle(since: idleSince))
                     }
                 }
             }
         }
+    }
+
+    /// When the wait for more input ends: the whole request's deadline and, while its head is
+    /// arriving, the head's; between requests the idle one, shortened to the header timeout for a
+    /// connection that never sent a request.
+    private static func deadline(_ configuration: HTTPServerConfiguration, inProgress: Bool, receivingHead: Bool,
+                                 requestStart: ContinuousClock.Instant, idleSince: ContinuousClock.Instant,
+                                 answeredAny: Bool) -> ContinuousClock.Instant {
+        if inProgress {
+            let whole = requestStart.advanced(by: configuration.requestTimeout)
+            return receivingHead ? min(whole, requestStart.advanced(by: configuration.headerTimeout)) : whole
+        }
+        let idle = answeredAny ? configuration.idleTimeout : min(configuration.idleTimeout, configuration.headerTimeout)
+        return idleSince.advanced(by: idle)
     }
 
     // MARK: - Answering
@@ -146,10 +171,12 @@ struct HTTPConnectionHandler: ~Copyable {
         return closing
     }
 
-    /// 408 for a request that did not arrive in time.
-    private mutating func answerTimeout(since requestStart: ContinuousClock.Instant) {
-        let message = "the request did not arrive completely within "
-            + HTTPRequestLog.readable(configuration.requestTimeout)
+    /// 408 for a request (`head`: its header section) that did not arrive in time.
+    private mutating func answerTimeout(since requestStart: ContinuousClock.Instant, head: Bool) {
+        let message = head
+            ? "the request's header section did not arrive completely within "
+                + HTTPRequestLog.readable(min(configuration.headerTimeout, configuration.requestTimeout))
+            : "the request did not arrive completely within " + HTTPRequestLog.readable(configuration.requestTimeout)
         queue(application.errorResponse(408, message), method: nil, target: nil, closing: true,
               http1_0: false, start: requestStart, durabilityAnswer: nil)
         _ = flush()

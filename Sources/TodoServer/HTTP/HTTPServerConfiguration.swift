@@ -1,6 +1,7 @@
 import TableProtocol
 
-/// Where the server listens and how patient it is (`spec/protocol.md` §3.3).
+/// Where the server listens, how patient it is (`spec/protocol.md` §3.3), and how many connections
+/// it holds (issue 17: see `ConnectionTable` for who gives up a slot when a new connection needs it).
 public struct HTTPServerConfiguration: Sendable {
     /// An IPv4 literal (`127.0.0.1`, `0.0.0.0`) or `localhost`.
     public var host: String = "127.0.0.1"
@@ -11,10 +12,22 @@ public struct HTTPServerConfiguration: Sendable {
     /// Once the first byte of a request has arrived, the whole request must arrive within this;
     /// otherwise 408, then close. Also bounds a send that makes no progress, and the lingering close.
     public var requestTimeout: Duration = .seconds(30)
+    /// Once the first byte of a request has arrived, its head (request line and header fields) must
+    /// arrive within this; otherwise 408, then close. A new connection must send its first byte
+    /// within this too (or the idle timeout, if shorter), else it is closed without a response.
+    /// Why shorter than the request: a real client sends its head in one packet, while a client
+    /// that trickles it (slowloris) holds a thread for nothing.
+    public var headerTimeout: Duration = .seconds(10)
     /// A keep-alive connection with no request in progress is closed, without a response, after this.
+    /// (Sooner when a new connection needs its slot: see `ConnectionTable`.)
     public var idleTimeout: Duration = .seconds(60)
-    /// Connections beyond this are answered 503 and closed at once.
+    /// At most this many connections at once.
     public var maxConnections: Int = 1024
+    /// At most this many connections at once from one peer address.
+    public var maxConnectionsPerAddress: Int = 64
+    /// A connection that has been idle, or receiving its request head, for longer than this gives
+    /// its slot to a new connection when the server (or its address) is full (`ConnectionTable`).
+    public var yieldAfter: Duration = .seconds(1)
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = .requestDefaults,

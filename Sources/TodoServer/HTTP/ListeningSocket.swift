@@ -36,9 +36,10 @@ struct ListeningSocket: ~Copyable {
         SocketSyscalls.closeDescriptor(fd)
     }
 
-    /// The next pending connection, or nil when there is none right now or it was aborted.
-    /// Throws only for failures that concern the listener itself (e.g. EMFILE).
-    func accept() throws(HTTPServerError) -> Int32? {
+    /// The next pending connection and its peer's IPv4 address (host byte order), or nil when
+    /// there is none right now or it was aborted. Throws only for failures that concern the
+    /// listener itself (e.g. EMFILE).
+    func accept() throws(HTTPServerError) -> (fd: Int32, address: UInt32)? {
         do throws(HTTPServerError) {
             return try SocketSyscalls.acceptConnection(fd)
         } catch {

@@ -97,12 +97,19 @@ enum SocketSyscalls {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// A new blocking, close-on-exec connection socket. (Glibc's module does not export the GNU
-    /// `accept4`, so close-on-exec is set right after; the server never forks, so there is no race.)
-    static func acceptConnection(_ fd: Int32) throws(HTTPServerError) -> Int32 {
-        let connection = try run("accept") { accept(fd, nil, nil) }
+    /// A new blocking, close-on-exec connection socket and its peer's IPv4 address (host byte
+    /// order). (Glibc's module does not export the GNU `accept4`, so close-on-exec is set right
+    /// after; the server never forks, so there is no race.)
+    static func acceptConnection(_ fd: Int32) throws(HTTPServerError) -> (fd: Int32, address: UInt32) {
+        var peer = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let connection = try run("accept") {
+            withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &length) }
+            }
+        }
         setCloseOnExec(connection)
-        return connection
+        return (connection, UInt32(bigEndian: peer.sin_addr.s_addr))
     }
 
     /// Best effort: only matters if someone forks, and failing here is no reason to drop a client.
@@ -134,6 +141,12 @@ enum SocketSyscalls {
 
     static func shutdownWrite(_ fd: Int32) throws(HTTPServerError) {
         _ = try run("shutdown") { shutdown(fd, Int32(SHUT_WR)) }
+    }
+
+    /// Ends both directions of a connection another thread is serving: its `poll` wakes and its
+    /// `recv` returns 0. Best effort (the peer may have gone already).
+    static func shutdownBoth(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Not retried on EINTR: on Linux the descriptor is released even then, and a retry could close

@@ -67,7 +67,8 @@ struct ItemBody {
 
 /// The dynamic schema (protocol §4.7.4): the first non-null value fixes a column's type.
 enum SchemaCheck {
-    static let maximumColumns = 1024
+    /// Protocol §3.3's limit, the default of `--max-columns`.
+    static let defaultMaximumColumns = 1024
 
     static func type(of value: JSONValue) -> ColumnType? {
         switch value {
@@ -79,11 +80,15 @@ enum SchemaCheck {
     }
 
     /// Checks `columns` against the table and records new columns and types.
-    static func apply(_ columns: [String: JSONValue], to write: inout TableWrite) throws(ServiceError) {
+    static func apply(_ columns: [String: JSONValue], to write: inout TableWrite,
+                      maximumColumns: Int) throws(ServiceError) {
         let known = write.schema.columns
         let newNames = columns.keys.filter { known[$0] == nil }
-        if known.count + newNames.count > maximumColumns {
-            throw .badRequest("The table would have more than \(maximumColumns) columns.")
+        if !newNames.isEmpty && known.count + newNames.count > maximumColumns {
+            throw .badRequest("The table '\(write.schema.name)' has \(known.count) columns and this write adds "
+                + "\(newNames.count), more than the \(maximumColumns) this server allows in one table (--max-columns): "
+                + "nothing was written. Use the existing columns (\(newNames.sorted().prefix(3).joined(separator: ", ")) "
+                + "\(newNames.count == 1 ? "is" : "are") new), or ask the server's operator to raise --max-columns.")
         }
         for (name, value) in columns {
             guard let valueType = type(of: value) else {

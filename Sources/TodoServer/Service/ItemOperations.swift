@@ -20,7 +20,7 @@ extension TableService {
         let id = body.id ?? ids.next()
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
             if let existing = w.row(id: id) { return .conflict(existing, status: 409) }
-            try SchemaCheck.apply(body.columns, to: &w)
+            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns)
             let stamp = w.nextStamp()
             let row = StoredRow(id: id, columns: body.columns, createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt,
                                 version: stamp.version, deleted: false)
@@ -62,7 +62,7 @@ extension TableService {
             guard var row = w.row(id: id), !row.deleted else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
             if body.columns.isEmpty { return .unchanged(row) }
-            try SchemaCheck.apply(body.columns, to: &w)
+            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns)
             let stamp = w.nextStamp()
             for (name, value) in body.columns { row.columns[name] = value }
             row.updatedAt = stamp.updatedAt
@@ -182,6 +182,8 @@ extension TableService {
             return try storage.write(c.table.name, run)
         } catch let e as ServiceError {
             throw e
+        } catch let e as StorageError where e.kind == .quotaExceeded || e.kind == .rowTooLarge {
+            throw .limit(e)
         } catch {
             if c.table.isNew { throw ServiceError(503, "The table '\(c.table.name)' could not be created: \(error).") }
             throw .storageUnavailable(error)

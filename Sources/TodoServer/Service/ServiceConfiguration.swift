@@ -6,6 +6,8 @@ public struct ServiceConfiguration: Sendable {
     public var tables: [String] = ["todoitem"]
     /// A POST insert to a valid but unknown table name creates the table (protocol §3.1.2).
     public var dynamicTables = false
+    /// Columns one table may have (`--max-columns`; protocol §3.3's 1024 by default): beyond it, 400.
+    public var maxColumns = SchemaCheck.defaultMaximumColumns
     /// P: rows per page without `$top` (1…1000).
     public var pageSize = 50
     public var servesMobileServices = true

@@ -19,6 +19,18 @@ struct ServiceError: Error {
 
     static func badRequest(_ message: String) -> ServiceError { ServiceError(400, message) }
     static func notFound(_ message: String) -> ServiceError { ServiceError(404, message) }
+    /// A write refused by a limit of `StorageLimits` (issue 17): 507 for a quota (tables, rows,
+    /// memory), 413 for a row too large. The message says which limit, its option, and what to do.
+    static func limit(_ error: StorageError) -> ServiceError {
+        ServiceError(error.kind == .rowTooLarge ? 413 : 507, sentence(error.message))
+    }
+
+    /// "the row ... split it" as a sentence: capitalised, with a full stop.
+    private static func sentence(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.uppercased() + text.dropFirst() + (text.hasSuffix(".") ? "" : ".")
+    }
+
     /// A write storage could not make durable: 503, nothing was acknowledged.
     static func storageUnavailable(_ error: any Error) -> ServiceError {
         ServiceError(503, "The storage is unavailable: \(error).")

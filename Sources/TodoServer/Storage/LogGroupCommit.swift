@@ -72,6 +72,12 @@ final class LogGroupCommit: @unchecked Sendable {
 
     var currentFailure: StorageError? { condition.withLock { failure } }
 
+    /// No sync running, and none will be needed: everything through `lsn` is durable, or the table
+    /// failed (and syncs no more). Only then may the descriptor be closed (`OpenLogs`).
+    func isSettled(through lsn: UInt64) -> Bool {
+        condition.withLock { !syncing && (durable >= lsn || failure != nil) }
+    }
+
     /// Bytes appended and bytes known durable (tests check a write returns only when they meet).
     var positions: (appended: UInt64, durable: UInt64) { condition.withLock { (appended, durable) } }
 

@@ -16,6 +16,10 @@ public struct StorageError: Error, Equatable, Sendable, CustomStringConvertible 
         /// An earlier fsync or append failed, or the storage was closed: the table takes no more
         /// writes until the server restarts and recovers it from its log.
         case unavailable
+        /// A write or a table creation would cross a limit of `StorageLimits` (the server answers 507).
+        case quotaExceeded
+        /// A row would be larger than `StorageLimits.maxRowBytes` (the server answers 413).
+        case rowTooLarge
     }
 
     public var kind: Kind

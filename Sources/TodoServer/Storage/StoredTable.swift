@@ -30,16 +30,23 @@ final class StoredTable: Sendable {
     let commit: LogGroupCommit
     /// Where this table's log files (and those compaction writes) append and fsync.
     let io: any LogFileIO
+    /// The limits every write is checked against (shared by all tables).
+    let quota: StorageQuota
+    /// Which logs stay open (shared by all tables): this one is opened by a write, and closed
+    /// when it is idle and others were written since.
+    let openLogs: OpenLogs
     /// The latest schema and the end of the record that last changed it, apart from the table
     /// lock: every request looks its table up, and must not queue behind writers holding that
     /// lock. Never paired with rows: it may be newer than rows read before it, or older than rows
     /// read after it (issue 22); an answer's rows and schema come from one `read`.
     private let latestSchema: Mutex<(schema: TableSchema, lsn: UInt64)>
 
-    init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int,
-         onFailure: @escaping @Sendable (StorageError) -> Void) {
+    init(key: String, path: String, memory: TableMemory, log: TableLogFile, rowEntries: Int, quota: StorageQuota,
+         openLogs: OpenLogs, onFailure: @escaping @Sendable (StorageError) -> Void) {
         self.key = key
         self.path = path
+        self.quota = quota
+        self.openLogs = openLogs
         io = log.io
         commit = LogGroupCommit(fd: log.fd, path: log.path, table: memory.schema.name, io: log.io, onFailure: onFailure)
         latestSchema = Mutex((memory.schema, 0))
@@ -78,6 +85,7 @@ final class StoredTable: Sendable {
     {
         var result: T?
         var plan: CompactionPlan?
+        var appended = false
         let lsn = try state.withLock { state throws -> UInt64 in
             if let failure = commit.currentFailure { throw failure }
             var write = TableWrite(memory: state.memory, counter: counter, clock: clock)
@@ -85,13 +93,18 @@ final class StoredTable: Sendable {
             let change = write.makeCommit()
             if !change.isEmpty {
                 let line = TableLogFraming.line(try TableLogCoder.encode(.commit(change)))
+                let growth = try quota.admit(change, to: state.memory)
                 do throws(StorageError) {
+                    try openLog(&state)
                     try state.log.append(line)
                 } catch {
+                    quota.refund(growth)
                     if error.kind == .unavailable { commit.fail(error, report: true) }
                     throw error
                 }
+                appended = true
                 state.memory.apply(change)
+                quota.applied(growth)
                 state.lsn += UInt64(line.count)
                 if !change.columns.isEmpty {
                     let snapshot = (state.memory.schema, state.lsn)
@@ -103,6 +116,7 @@ final class StoredTable: Sendable {
             }
             return state.lsn
         }
+        if appended { openLogs.used(self) }
         // Also for a write that changed nothing: what its body saw must be durable before it answers.
         // In a group of pipelined answers, the group waits once for all of them before any is sent
         // (see `PendingDurability`); a write that starts a compaction still waits and compacts here.
@@ -120,14 +134,36 @@ final class StoredTable: Sendable {
         return result!
     }
 
+    /// Opens the log for a write if `OpenLogs` closed it (the group commit syncs the new descriptor).
+    private func openLog(_ state: inout TableLockedState) throws(StorageError) {
+        guard !state.log.isOpen else { return }
+        try state.log.reopen()
+        _ = commit.replaceFile(fd: state.log.fd, path: path, durableThrough: state.lsn)
+    }
+
+    /// Closes the log's descriptor if nothing needs it (see `OpenLogs`): true when it is closed now.
+    func closeLogIfSettled() -> Bool {
+        state.withLock { state in
+            guard state.log.isOpen else { return true }
+            guard !state.compacting, commit.isSettled(through: state.lsn) else { return false }
+            let fd = state.log.release()
+            _ = commit.replaceFile(fd: -1, path: path, durableThrough: state.lsn)
+            _ = Glibc.close(fd)
+            return true
+        }
+    }
+
     /// Makes everything appended durable, then stops all writes and closes the file. Reads go on
     /// answering from memory, unless an fsync failed: then what was not durable stays unshown.
     func close() {
         state.withLock { state in
             let durable = (try? commit.waitDurable(through: state.lsn)) != nil
             commit.fail(StorageError(.unavailable, path: path, "the storage is closed"), report: false)
-            let old = commit.replaceFile(fd: -1, path: path, durableThrough: durable ? state.lsn : 0)
-            if old >= 0 { _ = Glibc.close(old) }
+            _ = commit.replaceFile(fd: -1, path: path, durableThrough: durable ? state.lsn : 0)
+            // The same descriptor as the group commit's; released from the log too, so that a later
+            // `closeLogIfSettled` finds it closed and never closes a number reused since.
+            let fd = state.log.release()
+            if fd >= 0 { _ = Glibc.close(fd) }
         }
     }
 }

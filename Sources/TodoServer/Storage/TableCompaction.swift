@@ -31,7 +31,10 @@ extension StoredTable {
 
     /// Compacts now, whatever the log's size (tests; an operator command could use it too).
     func compactNow(counter: StorageVersionCounter) {
-        if let plan = state.withLock({ startCompaction(&$0, counter: counter) }) { compact(plan) }
+        if let plan = state.withLock({ startCompaction(&$0, counter: counter) }) {
+            compact(plan)
+            openLogs.used(self)  // the compacted log is open
+        }
     }
 
     private func startCompaction(_ state: inout TableLockedState, counter: StorageVersionCounter) -> CompactionPlan? {

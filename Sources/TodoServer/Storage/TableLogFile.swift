@@ -100,6 +100,25 @@ struct TableLogFile {
         if fd >= 0 { _ = Glibc.close(fd) }
     }
 
+    /// Whether the file has a descriptor: a table's log is closed while nobody writes to it, so the
+    /// descriptors do not grow with the number of tables (`OpenLogs`, issue 17).
+    var isOpen: Bool { fd >= 0 }
+
+    /// Gives up the descriptor; `reopen()` takes a new one. The caller makes sure everything
+    /// appended is durable first, so no write-back error can be lost with the descriptor.
+    mutating func release() -> Int32 {
+        let old = fd
+        fd = -1
+        return old
+    }
+
+    /// Opens the file again for appending at `size`, after `release()`.
+    mutating func reopen() throws(StorageError) {
+        guard fd < 0 else { return }
+        let path = self.path
+        fd = try Self.retrying("open", path) { Glibc.open(path, O_RDWR | O_CLOEXEC) }
+    }
+
     /// fsync of a directory, so that creations, renames and removals in it survive a power loss.
     static func syncDirectory(_ directory: String) throws(StorageError) {
         let fd = try retrying("open directory", directory) { Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }

@@ -10,6 +10,9 @@ final class TableMemory: @unchecked Sendable {
     private(set) var order = UpdatedAtIndex()
     private(set) var idOrder = IDOrderIndex()
     private(set) var deletedCount = 0
+    /// Estimated resident memory of the rows (`RowFootprint.memoryBytes`): what the memory budget
+    /// counts (issue 17).
+    private(set) var memoryBytes = 0
     /// The largest updatedAt ever assigned in this table, hard deletes included (§4.6.1).
     private(set) var lastUpdatedAt: Int64
     /// The largest version this table's log mentions; the server-wide counter starts above the
@@ -31,7 +34,9 @@ final class TableMemory: @unchecked Sendable {
     /// Inserts or replaces the row with the same id key.
     func put(_ row: StoredRow) {
         let key = row.key
+        memoryBytes += RowFootprint.memoryBytes(row)
         if let old = rows.updateValue(row, forKey: key) {
+            memoryBytes -= RowFootprint.memoryBytes(old)
             order.remove(old)
             if old.deleted { deletedCount -= 1 }
             if !UTF8Bytes.equal(old.id, row.id) {
@@ -49,6 +54,7 @@ final class TableMemory: @unchecked Sendable {
     /// Removes the row with this id key, if any.
     func remove(key: StoredRowKey) {
         guard let old = rows.removeValue(forKey: key) else { return }
+        memoryBytes -= RowFootprint.memoryBytes(old)
         order.remove(old)
         idOrder.remove(old.id)
         if old.deleted { deletedCount -= 1 }

@@ -5,7 +5,7 @@ import TodoBasics
 extension TableStorage {
     /// Creates an empty table durably; a no-op when one with this name in any case exists.
     public func createTable(_ name: String, softDelete: Bool) throws {
-        _ = try create(name, softDelete: softDelete, evenIfUnchanged: true) { _ in () }
+        _ = try create(name, softDelete: softDelete, evenIfUnchanged: true, counted: false) { _ in () }
     }
 
     /// A write that creates its table when no table has this name (protocol §3.1.2, dynamic
@@ -21,23 +21,27 @@ extension TableStorage {
     public func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool,
                          _ body: (inout TableWrite) throws -> T) throws -> T {
         if handle(table) != nil { return try write(table, body) }
-        if let result = try create(table, softDelete: softDelete, evenIfUnchanged: false, body) { return result }
+        if let result = try create(table, softDelete: softDelete, evenIfUnchanged: false, counted: true, body) {
+            return result
+        }
         return try write(table, body)  // created meanwhile by someone else
     }
 
     /// Runs `body` against a new, empty table and installs the table with the write's record (when
     /// the write changed nothing, only with `evenIfUnchanged`). Nil when the table exists. Holds the
     /// storage's table map for the whole creation (two fsyncs), as table creation always has: other
-    /// requests wait for it, which is rare and brief.
-    private func create<T>(_ name: String, softDelete: Bool, evenIfUnchanged: Bool,
+    /// requests wait for it, which is rare and brief. `counted`: the creation must respect
+    /// `maxTables` (an insert's; tables the operator configures are created whatever the count).
+    private func create<T>(_ name: String, softDelete: Bool, evenIfUnchanged: Bool, counted: Bool,
                            _ body: (inout TableWrite) throws -> T) throws -> T? {
         guard Self.isValidTableName(name) else {
             throw StorageError(.invalidTableName, "'\(name)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
         }
         if lock.withLock({ $0 == nil }) { throw StorageError(.unavailable, path: directory, "the storage is closed") }
-        return try tables.withLock { tables throws -> T? in
+        let created = try tables.withLock { tables throws -> (T, StoredTable?)? in
             let key = name.lowercased()
             if tables[key] != nil { return nil }
+            if counted { try quota.admitTable(name, count: tables.count) }
             let header = TableLogHeader(table: name, softDelete: softDelete, lastVersion: counter.current, lastUpdatedAt: 0)
             let memory = TableMemory(schema: TableSchema(name: name, softDelete: softDelete),
                                      lastVersion: header.lastVersion, lastUpdatedAt: 0)
@@ -48,22 +52,36 @@ extension TableStorage {
             if !change.isEmpty {
                 bytes += TableLogFraming.line(try TableLogCoder.encode(.commit(change)))
             } else if !evenIfUnchanged {
-                return result
+                return (result, nil)
             }
+            let growth = try quota.admit(change, to: memory)
             let path = directory.appendingPath(key + TableLogFile.suffix)
-            var file = try TableLogFile.createTemporary(for: path, io: io)
+            var file: TableLogFile
+            do {
+                file = try TableLogFile.createTemporary(for: path, io: io)
+            } catch {
+                quota.refund(growth)
+                throw error
+            }
             do {
                 try file.append(bytes)
                 try file.sync()
                 try file.install(as: path)
             } catch {
+                quota.refund(growth)
                 file.close()
                 throw error
             }
             memory.apply(change)
-            tables[key] = StoredTable(key: key, path: path, memory: memory, log: file,
-                                      rowEntries: change.puts.count + change.removals.count, onFailure: onFailure)
-            return result
+            quota.applied(growth)
+            let table = StoredTable(key: key, path: path, memory: memory, log: file,
+                                    rowEntries: change.puts.count + change.removals.count, quota: quota,
+                                    openLogs: openLogs, onFailure: onFailure)
+            tables[key] = table
+            return (result, table)
         }
+        guard let (result, table) = created else { return nil }
+        if let table { openLogs.used(table) }  // its log is open
+        return result
     }
 }

@@ -15,7 +15,8 @@ extension TableStorage {
         }
     }
 
-    static func recoverTables(_ directory: String, _ fs: LocalFileSystem, io: any LogFileIO,
+    static func recoverTables(_ directory: String, _ fs: LocalFileSystem, io: any LogFileIO, quota: StorageQuota,
+                              openLogs: OpenLogs,
                               onFailure: @escaping @Sendable (StorageError) -> Void) throws -> [String: StoredTable] {
         let names: [String]
         do {
@@ -38,12 +39,18 @@ extension TableStorage {
             guard isValidTableName(key), key == key.lowercased() else {
                 throw StorageError(.corrupt, path: path, "not a table log name (expected <lower-case table name>.log)")
             }
-            handles[key] = try recoverTable(key: key, path: path, fs, io: io, onFailure: onFailure)
+            let table = try recoverTable(key: key, path: path, fs, io: io, quota: quota, openLogs: openLogs,
+                                         onFailure: onFailure)
+            quota.count(table.state.withReadLock { $0.memory.memoryBytes })
+            handles[key] = table
         }
         return handles
     }
 
+    /// Replays one log; its descriptor is closed again before this returns (the first write opens
+    /// it: `OpenLogs`), so start-up needs no more descriptors than one, however many tables there are.
     private static func recoverTable(key: String, path: String, _ fs: LocalFileSystem, io: any LogFileIO,
+                                     quota: StorageQuota, openLogs: OpenLogs,
                                      onFailure: @escaping @Sendable (StorageError) -> Void) throws -> StoredTable {
         let bytes: [UInt8]
         do {
@@ -69,7 +76,8 @@ extension TableStorage {
             }
             replayed.memory.apply(stamp)
         }
+        _ = Glibc.close(log.release())  // synced above: nothing is lost with the descriptor
         return StoredTable(key: key, path: path, memory: replayed.memory, log: log, rowEntries: replayed.rowEntries,
-                           onFailure: onFailure)
+                           quota: quota, openLogs: openLogs, onFailure: onFailure)
     }
 }

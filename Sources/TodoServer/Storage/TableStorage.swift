@@ -57,6 +57,8 @@ public final class TableStorage: Sendable {
         var compactionFactor = 2
         var compactionMinimumRows = 10_000
         var lockWaitMilliseconds = 1_000
+        /// Table logs kept open while idle (`OpenLogs`).
+        var openLogs = 64
     }
 
     public let directory: String
@@ -69,22 +71,30 @@ public final class TableStorage: Sendable {
     let io: any LogFileIO
     /// Told when a table stops serving after a failed fsync (the server logs it).
     let onFailure: @Sendable (StorageError) -> Void
+    /// What the tables may hold, and what they hold now (issue 17).
+    let quota: StorageQuota
+    /// The table logs kept open while idle (issue 17).
+    let openLogs: OpenLogs
 
     /// Opens (creating if missing) a data directory and recovers every table: a torn last record
     /// after a crash is cut off; anything else unreadable is an error naming the file and offset.
     /// `onFailure` is told when a table stops serving because its log could not be made durable.
-    public convenience init(directory: String, clock: Clock = .live,
+    /// `limits` stop growth (writes that would cross one are refused); what the logs hold is
+    /// always loaded, even above them.
+    public convenience init(directory: String, clock: Clock = .live, limits: StorageLimits = StorageLimits(),
                             onFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws {
-        try self.init(directory: directory, clock: clock, tuning: Tuning(), onFailure: onFailure)
+        try self.init(directory: directory, clock: clock, tuning: Tuning(), limits: limits, onFailure: onFailure)
     }
 
-    init(directory: String, clock: Clock, tuning: Tuning, io: any LogFileIO = SystemLogFileIO(),
-         onFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws {
+    init(directory: String, clock: Clock, tuning: Tuning, limits: StorageLimits = StorageLimits(),
+         io: any LogFileIO = SystemLogFileIO(), onFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws {
         self.directory = directory
         self.clock = clock
         self.tuning = tuning
         self.io = io
         self.onFailure = onFailure
+        quota = StorageQuota(limits: limits)
+        openLogs = OpenLogs(capacity: tuning.openLogs)
         let fs = LocalFileSystem()
         let existed = fs.isDirectory(directory)
         do {
@@ -94,7 +104,7 @@ public final class TableStorage: Sendable {
         }
         if !existed { try TableLogFile.syncDirectory(directory.parentPath) }
         let storeLock = try Self.acquireLock(directory, tuning)
-        let handles = try Self.recoverTables(directory, fs, io: io, onFailure: onFailure)
+        let handles = try Self.recoverTables(directory, fs, io: io, quota: quota, openLogs: openLogs, onFailure: onFailure)
         counter = StorageVersionCounter(last: handles.values.map { $0.state.withLock { $0.memory.lastVersion } }.max() ?? 0)
         tables = ReadWriteLocked(handles)
         lock = Mutex(storeLock)

@@ -36,14 +36,14 @@ import TodoTestSupport
     static var binary: String { Fixtures.root.parentPath.appendingPath(".build/debug/todo-server") }
 
     /// Starts the server on port 0 and returns its pid and port.
-    static func start(_ data: String, _ dir: TempDirectory) throws -> (pid: pid_t, port: Int) {
+    static func start(_ data: String, _ dir: TempDirectory, _ extra: [String] = []) throws -> (pid: pid_t, port: Int) {
         let out = dir.sub("server-\(UInt32.random(in: 0...UInt32.max)).out")
         var pid: pid_t = 0
         var fileActions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
         posix_spawn_file_actions_addopen(&fileActions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
-        let args = [binary, "--data", data, "--port", "0", "--quiet"]
+        let args = [binary, "--data", data, "--port", "0", "--quiet"] + extra
         var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
         defer { for a in argv { free(a) }; posix_spawn_file_actions_destroy(&fileActions) }
         let rc = posix_spawn(&pid, binary, &fileActions, nil, &argv, environ)
@@ -109,3 +109,40 @@ import TodoTestSupport
     }
 }
 
+/// Issue 17 item 4, with the built binary: a client creating tables with `--dynamic-tables` does
+/// not make the server's descriptors grow (they used to, until the process ran out of them).
+@Suite(.serialized) struct ServerDescriptorTests {
+    /// The server's open descriptors on table logs.
+    static func openLogs(_ pid: pid_t, _ data: String) -> Int {
+        let dir = "/proc/\(pid)/fd"
+        var count = 0
+        for fd in ((try? LocalFileSystem().listDirectory(dir)) ?? nil) ?? [] {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let n = readlink(dir + "/" + fd, &buffer, buffer.count - 1)
+            guard n > 0 else { continue }
+            let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasSuffix(".log"), target.contains("/data/") { count += 1 }
+        }
+        return count
+    }
+
+    @Test func creatingTablesDoesNotGrowTheDescriptors() throws {
+        #expect(LocalFileSystem().fileExists(ServerProcessTests.binary), "build todo-server first (swift build)")
+        let dir = TempDirectory("todo-server-fds")
+        defer { dir.remove() }
+        let (pid, port) = try ServerProcessTests.start(dir.sub("data"), dir, ["--dynamic-tables"])
+        defer { kill(pid, SIGTERM); var s: Int32 = 0; waitpid(pid, &s, 0) }
+        func send(_ method: String, _ target: String, _ body: String = "") throws -> HTTPResponse {
+            let client = try RawHTTPClient(port: port)
+            defer { client.close() }
+            try client.send("\(method) \(target) HTTP/1.1\r\nHost: x\r\nZUMO-API-VERSION: 2.0.0\r\n"
+                            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            return try client.readResponse(method: method)
+        }
+        for n in 0..<150 { #expect(try send("POST", "/tables/t\(n)", #"{"id":"a"}"#).status == 201) }
+        let open = Self.openLogs(pid, dir.sub("data"))
+        #expect(open <= 64, "150 tables: \(open) logs open (at most 64 stay open)")
+        #expect(try send("GET", "/tables/t0/a").status == 200)
+        #expect(try send("PATCH", "/tables/t1/a", #"{"k":1}"#).status == 200)
+    }
+}

@@ -38,8 +38,9 @@ final class HTTPServerHarness: Sendable {
 
     var log: [String] { logLines.all }
 
-    func client(receiveTimeout: Duration = .seconds(10)) throws -> RawHTTPClient {
-        try RawHTTPClient(port: port, receiveTimeout: receiveTimeout)
+    /// A new connection; `from` another loopback address (127.0.0.2, ...) to be another peer.
+    func client(receiveTimeout: Duration = .seconds(10), from source: String? = nil) throws -> RawHTTPClient {
+        try RawHTTPClient(port: port, receiveTimeout: receiveTimeout, from: source)
     }
 
     private static func respond(_ request: HTTPRequest, slowStarted: DispatchSemaphore) -> HTTPResponse {

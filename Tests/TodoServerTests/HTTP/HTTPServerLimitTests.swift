@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TableProtocol
 @testable import TodoServer
@@ -129,15 +132,26 @@ struct HTTPServerLimitTests {
         #expect(try harness.client().get("/alive").bodyText == "GET /alive")
     }
 
-    @Test("connections beyond maxConnections get 503 and a close")
+    @Test("a connection beyond maxConnections takes the slot of an idle one, which is closed silently")
     func tooManyConnections() throws {
-        let harness = try HTTPServerHarness { $0.maxConnections = 1 }
+        let harness = try HTTPServerHarness {
+            $0.maxConnections = 1
+            $0.yieldAfter = .zero
+        }
         defer { harness.server.stop() }
-        let first = try harness.client()
-        #expect(try first.get("/first").status == 200)  // admitted and being served
-        let second = try harness.client(receiveTimeout: .seconds(5))
-        try expectErrorThenClose(second, status: 503)
-        #expect(try first.get("/again").status == 200)
+        let first = try harness.client(receiveTimeout: .seconds(5))
+        #expect(try first.get("/first").status == 200)  // admitted, served, now idle
+        for _ in 0..<1_000 where harness.server.connections.counts.idle < 1 { usleep(10_000) }
+        let second = try harness.client()
+        #expect(try second.get("/second").status == 200)
+        #expect(first.readUntilClosed() == [], "the idle connection gave up its slot")
+        // A connection with a request under way keeps its slot: the next one gets 503 and a close.
+        try second.send("GET /third HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n")
+        for _ in 0..<1_000 where harness.server.connections.counts.busy < 1 { usleep(10_000) }
+        let third = try harness.client(receiveTimeout: .seconds(5))
+        try expectErrorThenClose(third, status: 503)
+        try second.send("ok")
+        #expect(try second.readResponse().status == 200)
     }
 }
 

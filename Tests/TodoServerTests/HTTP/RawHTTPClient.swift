@@ -18,9 +18,24 @@ final class RawHTTPClient {
     private var parser = HTTPResponseParser()
     private var isClosed = false
 
-    init(port: Int, receiveTimeout: Duration = .seconds(10)) throws {
+    /// Connects to `port` on 127.0.0.1 from `source`, another loopback address such as 127.0.0.2
+    /// (all of 127/8 is loopback on Linux), so that the server sees another peer.
+    init(port: Int, receiveTimeout: Duration = .seconds(10), from source: String? = nil) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw Failure(description: "bind to \(source): errno \(code)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

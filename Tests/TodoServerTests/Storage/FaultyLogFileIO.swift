@@ -15,8 +15,9 @@ final class FaultyLogFileIO: LogFileIO {
         var failAt: Int?
         var losing = false
         var failed = 0
-        /// Length of each descriptor's file at its last successful fdatasync.
-        var syncedLength: [Int32: off_t] = [:]
+        /// Length of each file (by inode) at its last successful fdatasync. By inode, not by
+        /// descriptor: the storage closes idle logs and reopens them for the next write (issue 17).
+        var syncedLength: [UInt: off_t] = [:]
     }
 
     private let state = Mutex(State())
@@ -37,23 +38,23 @@ final class FaultyLogFileIO: LogFileIO {
     }
 
     func fdatasync(_ fd: Int32) -> Int32 {
+        // The length before the sync: bytes appended while it runs may not be covered.
+        var st = stat()
+        let known = fstat(fd, &st) == 0
         let (fail, cutTo) = state.withLock { s -> (Bool, off_t?) in
             s.syncs += 1
             guard s.syncs == s.failAt else { return (false, nil) }
             s.failAt = nil
             s.failed += 1
-            return (true, s.losing ? s.syncedLength[fd] : nil)
+            return (true, s.losing && known ? s.syncedLength[UInt(st.st_ino)] : nil)
         }
         if fail {
             if let cutTo { _ = ftruncate(fd, cutTo) }
             errno = EIO
             return -1
         }
-        // The length before the sync: bytes appended while it runs may not be covered.
-        var st = stat()
-        let known = fstat(fd, &st) == 0
         let result = Glibc.fdatasync(fd)
-        if result == 0 && known { state.withLock { $0.syncedLength[fd] = st.st_size } }
+        if result == 0 && known { state.withLock { $0.syncedLength[UInt(st.st_ino)] = st.st_size } }
         return result
     }
 }
