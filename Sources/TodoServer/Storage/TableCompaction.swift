@@ -43,7 +43,8 @@ extension StoredTable {
         let memory = state.memory
         let header = TableLogHeader(table: memory.schema.name, softDelete: memory.schema.softDelete,
                                     lastVersion: max(counter.current, memory.lastVersion),
-                                    lastUpdatedAt: memory.lastUpdatedAt)
+                                    lastUpdatedAt: memory.lastUpdatedAt, idType: memory.schema.idType,
+                                    lastID: memory.lastID)
         return CompactionPlan(rows: memory.order, schema: memory.schema, header: header,
                               fromOffset: state.log.size, entriesAtStart: state.rowEntries)
     }

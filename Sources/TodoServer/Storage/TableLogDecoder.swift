@@ -15,14 +15,23 @@ enum TableLogDecoder {
             throw Failure(reason: "format version \(version) is not supported (this server reads version "
                 + "\(TableLogHeader.formatVersion)); use the server version that wrote it")
         }
-        try expectMembers(o, ["format", "formatVersion", "lastUpdatedAt", "lastVersion", "softDelete", "table"])
+        try expectMembers(o, ["format", "formatVersion", "idType", "lastId", "lastUpdatedAt", "lastVersion", "softDelete", "table"])
         guard case .string(let table)? = o["table"] else { throw Failure(reason: "\"table\" is not a string") }
         guard case .bool(let softDelete)? = o["softDelete"] else {
             throw Failure(reason: "\"softDelete\" is not a boolean")
         }
+        // Logs written before issue 17 item 6 have neither member: string ids.
+        var idType = TableIDType.string
+        if let member = o["idType"] {
+            guard case .string(let text) = member, let type = TableIDType(rawValue: text) else {
+                throw Failure(reason: "\"idType\" is not \"string\" or \"autoIncrement\"")
+            }
+            idType = type
+        }
         return TableLogHeader(table: table, softDelete: softDelete,
                               lastVersion: try unsigned(o["lastVersion"], "lastVersion"),
-                              lastUpdatedAt: try integer(o["lastUpdatedAt"], "lastUpdatedAt"))
+                              lastUpdatedAt: try integer(o["lastUpdatedAt"], "lastUpdatedAt"),
+                              idType: idType, lastID: o["lastId"] == nil ? 0 : try unsigned(o["lastId"], "lastId"))
     }
 
     static func commit(_ bytes: ArraySlice<UInt8>) throws(Failure) -> TableCommit {

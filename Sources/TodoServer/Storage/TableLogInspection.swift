@@ -45,8 +45,7 @@ struct TableLogInspection {
             return
         }
         let record = header!.record
-        let memory = TableMemory(schema: TableSchema(name: record.table, softDelete: record.softDelete),
-                                 lastVersion: record.lastVersion, lastUpdatedAt: record.lastUpdatedAt)
+        let memory = record.memory()
         TableLogLine.forEach(in: bytes, from: headerEnd) { line in
             switch line {
             case .record(let range, let json):

@@ -56,8 +56,7 @@ enum TableLogReader {
     /// is an error naming the file and offset, and pointing to `todo-server check` and `repair`.
     static func replay(_ bytes: [UInt8], path: String) throws(StorageError) -> ReplayedLog {
         let (header, headerEnd) = try readHeader(bytes, path: path)
-        let memory = TableMemory(schema: TableSchema(name: header.table, softDelete: header.softDelete),
-                                 lastVersion: header.lastVersion, lastUpdatedAt: header.lastUpdatedAt)
+        let memory = header.memory()
         var replayed = ReplayedLog(memory: memory, validLength: headerEnd, rowEntries: 0)
         try TableLogLine.forEach(in: bytes, from: headerEnd) { line throws(StorageError) in
             switch line {

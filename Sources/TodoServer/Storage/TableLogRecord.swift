@@ -10,6 +10,18 @@ struct TableLogHeader: Equatable {
     var softDelete: Bool
     var lastVersion: UInt64
     var lastUpdatedAt: Int64
+    /// Written only when not `.string`, so that the logs of string-id tables keep the bytes of
+    /// format 1 as it was, and logs written before it (without the member) open as string-id tables.
+    var idType: TableIDType = .string
+    /// `autoIncrement` tables: the largest id ever handed out, kept by compaction (which drops rows
+    /// deleted for good), so an id is never handed out twice.
+    var lastID: UInt64 = 0
+
+    /// The table as the header describes it, before the records after it are applied.
+    func memory() -> TableMemory {
+        TableMemory(schema: TableSchema(name: table, softDelete: softDelete, idType: idType),
+                    lastVersion: lastVersion, lastUpdatedAt: lastUpdatedAt, lastID: lastID)
+    }
 }
 
 /// A (version, updatedAt) pair handed out by `TableWrite.nextStamp()`.
@@ -54,6 +66,10 @@ enum TableLogCoder {
         case .header(let h):
             w.raw(#"{"format":"#); w.string(TableLogHeader.format)
             w.raw(#","formatVersion":"#); try w.integer(TableLogHeader.formatVersion)
+            if h.idType != .string {
+                w.raw(#","idType":"#); w.string(h.idType.rawValue)
+                w.raw(#","lastId":"#); try w.integer(h.lastID)
+            }
             w.raw(#","lastUpdatedAt":"#); try w.integer(h.lastUpdatedAt)
             w.raw(#","lastVersion":"#); try w.integer(h.lastVersion)
             w.raw(#","softDelete":"#); w.bool(h.softDelete)

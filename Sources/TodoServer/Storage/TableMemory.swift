@@ -18,11 +18,14 @@ final class TableMemory: @unchecked Sendable {
     /// The largest version this table's log mentions; the server-wide counter starts above the
     /// largest over all tables.
     private(set) var lastVersion: UInt64
+    /// `autoIncrement` tables: the largest id ever put, deleted rows included (see `TableLogHeader`).
+    private(set) var lastID: UInt64
 
-    init(schema: TableSchema, lastVersion: UInt64, lastUpdatedAt: Int64) {
+    init(schema: TableSchema, lastVersion: UInt64, lastUpdatedAt: Int64, lastID: UInt64 = 0) {
         self.schema = schema
         self.lastVersion = lastVersion
         self.lastUpdatedAt = lastUpdatedAt
+        self.lastID = lastID
     }
 
     func row(key: StoredRowKey) -> StoredRow? { rows[key] }
@@ -49,6 +52,7 @@ final class TableMemory: @unchecked Sendable {
         order.insert(row)
         if row.deleted { deletedCount += 1 }
         noteStamp(version: row.version, updatedAt: row.updatedAt)
+        if schema.idType == .autoIncrement, let n = IntegerID.value(ofStored: row.id) { lastID = max(lastID, n) }
     }
 
     /// Removes the row with this id key, if any.

@@ -4,8 +4,12 @@ import TodoBasics
 /// the directory fsynced, and only then does the table join the storage (see `TableLogFile`).
 extension TableStorage {
     /// Creates an empty table durably; a no-op when one with this name in any case exists.
-    public func createTable(_ name: String, softDelete: Bool) throws {
-        _ = try create(name, softDelete: softDelete, evenIfUnchanged: true, counted: false) { _ in () }
+    /// `columns`: typed columns it starts with (a table with a fixed schema needs them).
+    public func createTable(_ name: String, softDelete: Bool, idType: TableIDType = .string,
+                            columns: [String: ColumnType] = [:]) throws {
+        _ = try create(name, softDelete: softDelete, idType: idType, evenIfUnchanged: true, counted: false) { w in
+            for (column, type) in columns { w.setColumnType(column, type) }
+        }
     }
 
     /// A write that creates its table when no table has this name (protocol §3.1.2, dynamic
@@ -21,7 +25,7 @@ extension TableStorage {
     public func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool,
                          _ body: (inout TableWrite) throws -> T) throws -> T {
         if handle(table) != nil { return try write(table, body) }
-        if let result = try create(table, softDelete: softDelete, evenIfUnchanged: false, counted: true, body) {
+        if let result = try create(table, softDelete: softDelete, idType: .string, evenIfUnchanged: false, counted: true, body) {
             return result
         }
         return try write(table, body)  // created meanwhile by someone else
@@ -32,7 +36,7 @@ extension TableStorage {
     /// storage's table map for the whole creation (two fsyncs), as table creation always has: other
     /// requests wait for it, which is rare and brief. `counted`: the creation must respect
     /// `maxTables` (an insert's; tables the operator configures are created whatever the count).
-    private func create<T>(_ name: String, softDelete: Bool, evenIfUnchanged: Bool, counted: Bool,
+    private func create<T>(_ name: String, softDelete: Bool, idType: TableIDType, evenIfUnchanged: Bool, counted: Bool,
                            _ body: (inout TableWrite) throws -> T) throws -> T? {
         guard Self.isValidTableName(name) else {
             throw StorageError(.invalidTableName, "'\(name)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
@@ -42,9 +46,9 @@ extension TableStorage {
             let key = name.lowercased()
             if tables[key] != nil { return nil }
             if counted { try quota.admitTable(name, count: tables.count) }
-            let header = TableLogHeader(table: name, softDelete: softDelete, lastVersion: counter.current, lastUpdatedAt: 0)
-            let memory = TableMemory(schema: TableSchema(name: name, softDelete: softDelete),
-                                     lastVersion: header.lastVersion, lastUpdatedAt: 0)
+            let header = TableLogHeader(table: name, softDelete: softDelete, lastVersion: counter.current, lastUpdatedAt: 0,
+                                        idType: idType)
+            let memory = header.memory()
             var write = TableWrite(memory: memory, counter: counter, clock: clock)
             let result = try body(&write)
             let change = write.makeCommit()

@@ -17,6 +17,7 @@ public struct TableWrite {
     private var columnChanges: [String: ColumnType?] = [:]
     private var stamp: TableStamp?
     private var lastUpdatedAt: Int64
+    private var lastID: UInt64
 
     init(memory: TableMemory, counter: StorageVersionCounter, clock: Clock) {
         self.memory = memory
@@ -24,6 +25,7 @@ public struct TableWrite {
         self.clock = clock
         working = memory.schema
         lastUpdatedAt = memory.lastUpdatedAt
+        lastID = memory.lastID
     }
 
     /// The table's schema including this write's column changes.
@@ -48,6 +50,14 @@ public struct TableWrite {
         lastUpdatedAt = updatedAt
         stamp = TableStamp(version: version, updatedAt: updatedAt)
         return (version, updatedAt)
+    }
+
+    /// An `autoIncrement` table's next id, in stored form (`IntegerID`): one above every id it ever
+    /// held, so a deleted row's id is never handed out again. Nil when the ids are used up.
+    public mutating func nextID() -> String? {
+        guard lastID < IntegerID.maximum else { return nil }
+        lastID += 1
+        return IntegerID.stored(lastID)
     }
 
     /// Inserts or replaces the row with the same id ignoring case; the row is stored as given.
