@@ -10,7 +10,8 @@ import TodoBasics
 public enum ServerMain {
     public static let usage = """
         usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
-                           [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
+                           [--table-config FILE] [--dynamic-tables] [--page-size N] [--public-url URL]
+                           [--generations g1,g2]
                            [--max-tables N] [--max-columns N] [--max-rows-per-table N]
                            [--max-row-size SIZE] [--max-memory SIZE]
                            [--max-connections N] [--max-connections-per-address N]
@@ -28,7 +29,12 @@ public enum ServerMain {
           --app-key-file FILE require X-ZUMO-APPLICATION: the first line of FILE (keep it mode 0600);
                               or set TODO_SERVER_APP_KEY. (--app-key KEY works too, but every user of
                               the machine can read a command line.)
-          --tables a,b        tables to serve, created with soft delete (default: todoitem)
+          --tables a,b        tables to serve (default: todoitem); a name may carry settings after
+                              ':', e.g. counters:autoIncrement:hardDelete (softDelete or hardDelete,
+                              string or autoIncrement ids, dynamicSchema or fixedSchema)
+          --table-config FILE per-table settings as JSON, e.g. {"tables": {"counters": {"softDelete":
+                              false, "idType": "autoIncrement"}}}; its tables are served too. A table's
+                              log keeps softDelete and idType: a start that would change them stops
           --dynamic-tables    a POST to an unknown table name creates the table
           --page-size N       rows per page without $top, 1 to 1000 (default: 50)
           --public-url URL    base URL for Location and Link headers behind a proxy
@@ -75,6 +81,9 @@ public enum ServerMain {
             storage = try TableStorage(directory: options.dataDirectory, limits: options.limits,
                                        onFailure: { printErr(failureLine($0)) })
             service = try TableService(configuration: options.service, storage: storage)
+        } catch let mismatch as TableSetup.Mismatch {
+            printErr("error: \(mismatch.message)")
+            return 2
         } catch {
             let hint = (error as? StorageError)?.kind == .corrupt ? ""
                 : "\nhint: check the path and its permissions"

@@ -20,6 +20,8 @@ struct ServerOptions {
         var o = ServerOptions()
         var inlineKey: String?
         var keyFile: String?
+        var shortTables: [(name: String, options: TableOptions)]?
+        var tableConfigPath: String?
         var i = 0
         func value(_ name: String) throws(Problem) -> String {
             i += 1
@@ -50,11 +52,12 @@ struct ServerOptions {
             case "--app-key": inlineKey = try value("--app-key")
             case "--app-key-file": keyFile = try value("--app-key-file")
             case "--tables":
-                let tables = try value("--tables").split(separator: ",").map { String($0) }
-                for t in tables where !ItemBodyNames.isTableName(t) {
-                    throw Problem(message: "'\(t)' is not a valid table name (letters, digits, '_', starting with a letter or '_')")
+                var entries: [(name: String, options: TableOptions)] = []
+                for entry in try value("--tables").split(separator: ",", omittingEmptySubsequences: false) {
+                    entries.append(try TableConfigFile.parseShort(String(entry)))
                 }
-                o.service.tables = tables
+                shortTables = entries
+            case "--table-config": tableConfigPath = try value("--table-config")
             case "--dynamic-tables": o.service.dynamicTables = true
             case "--page-size": o.service.pageSize = try number("--page-size", 1...1000)
             case "--max-tables": o.limits.maxTables = try number("--max-tables", 1...1_000_000)
@@ -83,7 +86,24 @@ struct ServerOptions {
             i += 1
         }
         o.service.appKey = try appKey(inline: inlineKey, file: keyFile, environment: environment, warnings: &o.warnings)
+        try tableSettings(short: shortTables, file: tableConfigPath, into: &o.service)
         return o
+    }
+
+    /// The tables to serve and their settings, from `--tables` and `--table-config` (issue 17 item 6):
+    /// the tables either names, or `todoitem` when neither is given.
+    static func tableSettings(short: [(name: String, options: TableOptions)]?, file: String?,
+                              into service: inout ServiceConfiguration) throws(Problem) {
+        guard short != nil || file != nil else { return }
+        let fromFile = try file.map { path throws(Problem) in try TableConfigFile.read(path) } ?? []
+        let merged = try TableConfigFile.merge(short: short ?? [], file: fromFile, path: file)
+        service.tables = merged.tables
+        service.tableOptions = merged.options
+        switch (file, short) {
+        case (let path?, nil): service.tableOptionsSource = "the table config file '\(path)'"
+        case (let path?, _?): service.tableOptionsSource = "the table config file '\(path)' with --tables"
+        default: service.tableOptionsSource = "--tables"
+        }
     }
 
     /// The key from `--app-key-file`, `--app-key` or `TODO_SERVER_APP_KEY`, in that order of
@@ -139,8 +159,4 @@ enum AppKeySource {
         let mode = UInt32(st.st_mode) & 0o777
         return mode & 0o077 != 0 ? mode : nil
     }
-}
-
-enum ItemBodyNames {
-    static func isTableName(_ name: String) -> Bool { ItemBody.isIdentifier(name) }
 }

@@ -12,7 +12,10 @@ struct ItemBody {
     /// G2 update only: a `version` member, the expected version when `If-Match` is absent.
     var version: String?
 
-    static func read(_ bytes: [UInt8], generation: Generation, purpose: Purpose) throws(ServiceError) -> ItemBody {
+    /// `integerIDs`: the table's ids are integers (`autoIncrement`), so a body's `id` is a JSON
+    /// number, kept in its stored form (`IntegerID`).
+    static func read(_ bytes: [UInt8], generation: Generation, purpose: Purpose,
+                     integerIDs: Bool = false) throws(ServiceError) -> ItemBody {
         guard !bytes.isEmpty else { throw .badRequest("The request body must be a JSON object; it is empty.") }
         let value: JSONValue
         do { value = try JSONValue.parse(bytes) } catch { throw .badRequest("The request body is not valid JSON: \(error).") }
@@ -22,6 +25,18 @@ struct ItemBody {
         var body = ItemBody(id: nil, columns: [:], version: nil)
         for (name, member) in members {
             let lower = name.lowercased()
+            if name == "id" && integerIDs {
+                switch member {
+                case .null: continue
+                case .number(let d):
+                    guard let n = IntegerID.parse(d) else {
+                        throw .badRequest("The member 'id' must be a whole number from 1 to \(IntegerID.maximum): the table has integer ids (autoIncrement).")
+                    }
+                    body.id = IntegerID.stored(n)
+                default: throw .badRequest("The member 'id' must be a number, not \(member.typeName): the table has integer ids (autoIncrement).")
+                }
+                continue
+            }
             if name == "id" {
                 switch member {
                 case .null: continue
@@ -79,11 +94,17 @@ enum SchemaCheck {
         }
     }
 
-    /// Checks `columns` against the table and records new columns and types.
+    /// Checks `columns` against the table and records new columns and types. `learns`: the table
+    /// has a dynamic schema; without one, a column it does not have is a 400.
     static func apply(_ columns: [String: JSONValue], to write: inout TableWrite,
-                      maximumColumns: Int) throws(ServiceError) {
+                      maximumColumns: Int, learns: Bool = true) throws(ServiceError) {
         let known = write.schema.columns
         let newNames = columns.keys.filter { known[$0] == nil }
+        if !learns, let name = newNames.sorted().first {
+            throw .badRequest("The table '\(write.schema.name)' has a fixed schema (dynamicSchema is off) without a column '\(name)': "
+                + "nothing was written. Its columns are: \(known.keys.sorted().joined(separator: ", ")). Ask the server's "
+                + "operator to declare the column in the table config file.")
+        }
         if !newNames.isEmpty && known.count + newNames.count > maximumColumns {
             throw .badRequest("The table '\(write.schema.name)' has \(known.count) columns and this write adds "
                 + "\(newNames.count), more than the \(maximumColumns) this server allows in one table (--max-columns): "

@@ -16,11 +16,24 @@ extension TableService {
     }
 
     func insert(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
-        let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .insert)
-        let id = body.id ?? ids.next()
+        let integerIDs = c.table.idType == .autoIncrement
+        let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .insert, integerIDs: integerIDs)
+        if integerIDs && body.id != nil {
+            // As Mobile Services answered for tables with integer ids: the id is the server's to choose.
+            throw .badRequest("The table '\(c.table.name)' hands out its ids (autoIncrement): leave 'id' out of an insert, or send null.")
+        }
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
+            let id: String
+            if integerIDs {
+                guard let next = w.nextID() else {
+                    throw ServiceError(507, "The table '\(c.table.name)' has handed out every integer id up to \(IntegerID.maximum).")
+                }
+                id = next
+            } else {
+                id = body.id ?? ids.next()
+            }
             if let existing = w.row(id: id) { return .conflict(existing, status: 409) }
-            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns)
+            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns, learns: c.table.dynamicSchema)
             let stamp = w.nextStamp()
             let row = StoredRow(id: id, columns: body.columns, createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt,
                                 version: stamp.version, deleted: false)
@@ -29,14 +42,15 @@ extension TableService {
         }
         guard case .stored(let row) = outcome else { return try answer(outcome, c, schema: schema) }
         var response = itemResponse(201, row, c, renderer: c.renderer, schema: schema)
-        response.headers.set(name: "Location", value: "\(c.baseURL)/tables/\(schema.name)/\(PercentEncoding.encode(row.id))")
+        response.headers.set(name: "Location",
+                             value: "\(c.baseURL)/tables/\(schema.name)/\(PercentEncoding.encode(schema.idType.display(row.id)))")
         return response
     }
 
     func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
         let found = try storageRead(c.table.name) { snapshot in (row: snapshot.row(id: id), schema: snapshot.schema) }
         guard let found, let row = found.row, !row.deleted || c.query.includeDeleted else {
-            throw .notFound("The item '\(id)' does not exist.")
+            throw .notFound("The item '\(c.table.idType.display(id))' does not exist.")
         }
         if c.generation == .mobileServices, let tag = c.request.headers["If-None-Match"]?.trimmingWhitespace(),
            tag == "*" || tag == RowRenderer.etag(row) {
@@ -46,11 +60,12 @@ extension TableService {
     }
 
     func update(_ c: RequestContext, id urlID: String?) throws(ServiceError) -> HTTPResponse {
-        let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .update)
+        let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .update,
+                                     integerIDs: c.table.idType == .autoIncrement)
         let id: String
         if let urlID {
             if let bodyID = body.id, !ItemID.same(bodyID, urlID) {
-                throw .badRequest("The body's id '\(bodyID)' differs from the id in the URL '\(urlID)'.")
+                throw .badRequest("The body's id '\(c.table.idType.display(bodyID))' differs from the id in the URL '\(c.table.idType.display(urlID))'.")
             }
             id = urlID
         } else {
@@ -62,7 +77,7 @@ extension TableService {
             guard var row = w.row(id: id), !row.deleted else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
             if body.columns.isEmpty { return .unchanged(row) }
-            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns)
+            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns, learns: c.table.dynamicSchema)
             let stamp = w.nextStamp()
             for (name, value) in body.columns { row.columns[name] = value }
             row.updatedAt = stamp.updatedAt
@@ -147,7 +162,7 @@ extension TableService {
     func answer(_ outcome: WriteOutcome, _ c: RequestContext, id: String? = nil,
                 schema: TableSchema) throws(ServiceError) -> HTTPResponse {
         switch outcome {
-        case .missing: throw .notFound("The item '\(id ?? "")' does not exist.")
+        case .missing: throw .notFound("The item '\(c.table.idType.display(id ?? ""))' does not exist.")
         case .conflict(let row, let status): return itemResponse(status, row, c, renderer: .conflict(c.generation), schema: schema)
         case .stored(let row), .unchanged(let row): return itemResponse(200, row, c, renderer: c.renderer, schema: schema)
         }

@@ -72,7 +72,10 @@ struct QueryPlan {
             return .selected(QuerySelection(schema: schema, rows: [], count: countAll ? 0 : nil, more: false))
         }
         if let idLookup { return .selected(oneRow(idLookup, snapshot)) }
-        if let pullShape { return .selected(pullPage(pullShape, snapshot)) }
+        // The index compares a cursor's id as a string; an integer id never equals one (§8.6.2).
+        if let pullShape, schema.idType == .string || pullShape.lowerBound?.id == nil {
+            return .selected(pullPage(pullShape, snapshot))
+        }
         if order == .byID { return .selected(idOrderPage(snapshot)) }
         return .unsorted(schema: schema, rows: snapshot.allRows())
     }
@@ -84,9 +87,9 @@ struct QueryPlan {
             return selection
         case .unsorted(let schema, let rows):
             let matching = rows.filter { row in
-                (includeDeleted || !row.deleted) && (options.filter?.matches(RowValues(row: row)) ?? true)
+                (includeDeleted || !row.deleted) && (options.filter?.matches(RowValues(row, schema)) ?? true)
             }
-            let keyed = matching.map { (order.keyValues(of: RowValues(row: $0)), $0) }
+            let keyed = matching.map { (order.keyValues(of: RowValues($0, schema)), $0) }
             let sorted = keyed.sorted { order.compare($0.0, $1.0) < 0 }.map(\.1)
             return page(Array(sorted.dropFirst(min(skip, sorted.count)).prefix(top + 1)), schema,
                         count: countAll ? matching.count : nil)
@@ -104,7 +107,7 @@ struct QueryPlan {
             if let bound = shape.lowerBound, !bound.admits(updatedAt: WireInstant(milliseconds: row.updatedAt), id: row.id) {
                 return true
             }
-            if let residual = shape.residual, !residual.matches(RowValues(row: row)) { return true }
+            if let residual = shape.residual, !residual.matches(RowValues(row, snapshot.schema)) { return true }
             if skipped < skip {
                 skipped += 1
                 return true
@@ -121,7 +124,7 @@ struct QueryPlan {
     /// can match, so it is looked up, not scanned for. O(log n).
     private func oneRow(_ lookup: IDLookup, _ snapshot: TableSnapshot) -> QuerySelection {
         let matching = snapshot.row(id: lookup.id).map { [$0] } ?? []
-        let rows = matching.filter { (includeDeleted || !$0.deleted) && (options.filter?.matches(RowValues(row: $0)) ?? true) }
+        let rows = matching.filter { (includeDeleted || !$0.deleted) && (options.filter?.matches(RowValues($0, snapshot.schema)) ?? true) }
         var selection = page(Array(rows.dropFirst(min(skip, rows.count)).prefix(top + 1)), snapshot.schema, count: countAll ? rows.count : nil)
         selection.examined = matching.count
         return selection
@@ -131,8 +134,9 @@ struct QueryPlan {
     private func idOrderPage(_ snapshot: TableSnapshot) -> QuerySelection {
         var matched = 0
         var rows: [StoredRow] = []
+        let schema = snapshot.schema
         snapshot.forEachRowInIDOrder { row in
-            guard includeDeleted || !row.deleted, options.filter?.matches(RowValues(row: row)) ?? true else { return true }
+            guard includeDeleted || !row.deleted, options.filter?.matches(RowValues(row, schema)) ?? true else { return true }
             if matched >= skip && rows.count <= top { rows.append(row) }
             matched += 1
             return countAll || rows.count <= top
@@ -152,12 +156,22 @@ struct QueryPlan {
     }
 }
 
-/// A stored row as the filter evaluator sees it (protocol §8.5).
+/// A stored row as the filter evaluator sees it (protocol §8.5). The id of an `autoIncrement`
+/// table is a number, so `id eq 5` and `$orderby=id` work as on a SQL table with integer ids.
 struct RowValues: FilterRow {
     let row: StoredRow
+    var integerIDs = false
+
+    init(row: StoredRow) { self.row = row }
+
+    init(_ row: StoredRow, _ schema: TableSchema) {
+        self.row = row
+        integerIDs = schema.idType == .autoIncrement
+    }
 
     func value(of member: ODataMember) -> FilterValue {
         switch member {
+        case .id where integerIDs: return IntegerID.value(ofStored: row.id).map { .number(Double($0)) } ?? .string(row.id)
         case .id: return .string(row.id)
         case .system(.createdAt): return .date(WireInstant(milliseconds: row.createdAt))
         case .system(.updatedAt): return .date(WireInstant(milliseconds: row.updatedAt))

@@ -57,7 +57,7 @@ struct RowRenderer {
                 JSONText.appendString(text, to: &out)
                 rendered.versionText = text
             } else {
-                Self.append(m.member, of: row, to: &out)
+                Self.append(m.member, of: row, idType: schema.idType, to: &out)
             }
             if m.name == "__version" { rendered.showsVersion = true }
         }
@@ -97,7 +97,7 @@ struct RowRenderer {
                         JSONText.appendValue(.null, to: &out)
                     }
                 } else {
-                    Self.append(m.member, of: row, to: &out)
+                    Self.append(m.member, of: row, idType: schema.idType, to: &out)
                 }
             }
             out.append(UInt8(ascii: "}"))
@@ -136,8 +136,11 @@ struct RowRenderer {
         return members
     }
 
-    private static func append(_ member: Member, of row: StoredRow, to out: inout [UInt8]) {
+    /// `idType`: an `autoIncrement` table's ids are JSON numbers (as the Azure clients' tests of
+    /// such tables expect), kept as strings in storage (`IntegerID`).
+    private static func append(_ member: Member, of row: StoredRow, idType: TableIDType, to out: inout [UInt8]) {
         switch member {
+        case .id where idType == .autoIncrement: out.append(contentsOf: idType.display(row.id).utf8)
         case .id: JSONText.appendString(row.id, to: &out)
         case .column(let name): JSONText.appendValue(row.columns[name] ?? .null, to: &out)
         case .system(.createdAt): appendDate(row.createdAt, to: &out)

@@ -2,8 +2,13 @@
 public struct ServiceConfiguration: Sendable {
     /// When set, every non-OPTIONS request must carry it as X-ZUMO-APPLICATION (protocol §3.8).
     public var appKey: String?
-    /// Tables created at start (with soft delete), matched ignoring case.
+    /// Tables created at start, matched ignoring case.
     public var tables: [String] = ["todoitem"]
+    /// Settings of the tables in `tables`, by lower-case name (issue 17 item 6); a table without an
+    /// entry has soft delete, string ids and a dynamic schema.
+    public var tableOptions: [String: TableOptions] = [:]
+    /// Where `tableOptions` came from, for messages: the config file, or `--tables`.
+    public var tableOptionsSource: String?
     /// A POST insert to a valid but unknown table name creates the table (protocol §3.1.2).
     public var dynamicTables = false
     /// Columns one table may have (`--max-columns`; protocol §3.3's 1024 by default): beyond it, 400.

@@ -14,16 +14,20 @@ public final class TableService: Sendable {
         self.configuration = configuration
         self.storage = storage
         self.ids = ids
-        for table in configuration.tables { try storage.createTable(table, softDelete: true) }
+        try TableSetup.prepare(configuration, storage)
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         var generation: Generation? = nil
+        var table: TableTarget? = nil
         var response: HTTPResponse
         do {
-            response = try handle(request, &generation)
+            response = try handle(request, &generation, &table)
         } catch {
             response = render(error, generation)
+        }
+        if let table {
+            response.headers.set(name: TableSetup.headerName, value: TableSetup.header(softDelete: table.softDelete, idType: table.idType))
         }
         finish(&response, request)
         // In a group of pipelined answers, a write may answer before it is durable (see
@@ -52,7 +56,8 @@ public final class TableService: Sendable {
         return response
     }
 
-    private func handle(_ request: HTTPRequest, _ generation: inout Generation?) throws(ServiceError) -> HTTPResponse {
+    private func handle(_ request: HTTPRequest, _ generation: inout Generation?,
+                        _ found: inout TableTarget?) throws(ServiceError) -> HTTPResponse {
         let target: HTTPRequestTarget
         do { target = try HTTPRequestTarget(parsing: request.target) } catch {
             throw ServiceError(400, "The request target is invalid: \(error.message)", form: .mobileApps)
@@ -67,11 +72,20 @@ public final class TableService: Sendable {
             throw ServiceError(401, "Unauthorized")
         }
         let table = try table(route, request)
+        found = table
         let operation = try Self.operation(request.method, route, gen)
         var id: String? = nil
         if let raw = route.id {
-            if let problem = ItemID.problem(raw) { throw .badRequest("Invalid id in the URL: \(problem).") }
-            id = raw
+            if table.idType == .autoIncrement {
+                guard let n = IntegerID.parse(raw) else {
+                    throw .badRequest("Invalid id in the URL: the table '\(table.name)' has integer ids (autoIncrement), "
+                        + "and '\(raw)' is not a whole number from 1 to \(IntegerID.maximum).")
+                }
+                id = IntegerID.stored(n)
+            } else {
+                if let problem = ItemID.problem(raw) { throw .badRequest("Invalid id in the URL: \(problem).") }
+                id = raw
+            }
         }
         let query = try QueryParameters.parse(target.queryItems, generation: gen, byID: id != nil)
         let context = RequestContext(request: request, target: target, generation: gen, table: table, query: query,
@@ -93,10 +107,12 @@ public final class TableService: Sendable {
         let schema: TableSchema?
         do { schema = try storage.schema(route.table) } catch { throw .storageUnavailable(error) }
         if let schema {
-            return TableTarget(name: schema.name, softDelete: schema.softDelete, isNew: false)
+            return TableTarget(name: schema.name, softDelete: schema.softDelete, idType: schema.idType,
+                               dynamicSchema: configuration.tableOptions[schema.name.lowercased()]?.dynamicSchema ?? true,
+                               isNew: false)
         }
         if configuration.dynamicTables, request.method == "POST", route.id == nil, ItemBody.isIdentifier(route.table) {
-            return TableTarget(name: route.table, softDelete: true, isNew: true)
+            return TableTarget(name: route.table, softDelete: true, idType: .string, dynamicSchema: true, isNew: true)
         }
         throw .notFound("The table '\(route.table)' does not exist.")
     }
@@ -183,6 +199,9 @@ struct TableTarget {
     /// The configured spelling; for a table an insert is about to create, the request's.
     var name: String
     var softDelete: Bool
+    var idType: TableIDType
+    /// Whether a write may add a column (`TableOptions.dynamicSchema`).
+    var dynamicSchema: Bool
     /// No table has this name yet: an insert creates it (dynamic tables).
     var isNew: Bool
 }
