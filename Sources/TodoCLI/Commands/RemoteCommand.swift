@@ -65,6 +65,7 @@ struct RemoteCommand: Command {
                 for table in try store.tables() {
                     guard var t = try store.tableConfig(table) else { continue }
                     t.cursorMode = .cursor
+                    t.hardDelete = false  // learnt from the old server
                     for key in t.queries.keys { t.queries[key]?.token = nil }
                     tx.putTableConfig(t)
                 }

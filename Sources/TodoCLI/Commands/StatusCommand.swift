@@ -90,7 +90,8 @@ struct StatusReport {
                         "lastPullAt": q.lastPullAt.map { .string($0) } ?? .null,
                         "token": q.token.map { ["updatedAt": .string($0.updatedAt), "id": $0.id.map { .string($0) } ?? .null] } ?? .null]
             }
-            return ["name": .string(t.name), "cursorMode": .string(t.cursorMode.rawValue), "queries": .array(queries)]
+            return ["name": .string(t.name), "cursorMode": .string(t.cursorMode.rawValue), "queries": .array(queries),
+                    "hardDelete": .bool(t.hardDelete)]
         }
         let editedJSON: [JSONValue] = handEdits.map { e in
             var o: [String: JSONValue] = ["table": .string(e.table), "id": .string(e.id), "path": .string(StoreLayout.directoryName + "/" + e.path)]

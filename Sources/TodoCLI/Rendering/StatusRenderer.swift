@@ -55,6 +55,13 @@ enum StatusRenderer {
                 lines.append("  \(table)/\(id)  \(q.lastPullAt ?? "never")\(q.filter.map { "  filter: \($0)" } ?? "")")
             }
         }
+        let hard = r.tables.filter(\.hardDelete).map(\.name)
+        if !hard.isEmpty {
+            lines.append("")
+            lines.append("Deleted for good on the server (hard delete): \(hard.joined(separator: ", "))")
+            lines.append("  (rows other replicas delete there stay here: pulls never show those deletions)")
+            lines.append("  (use \"todo purge --table T\" then \"todo pull\" to drop them)")
+        }
         return lines
     }
 

@@ -27,11 +27,15 @@ public struct TableConfig: Sendable, Equatable {
     public var name: String
     public var cursorMode: CursorMode
     public var queries: [String: Query]
+    /// The server said it removes this table's deleted rows for good (hard delete): pulls never show
+    /// deletions there, so rows other replicas delete stay here. Learnt on pull; stored only when true.
+    public var hardDelete: Bool
 
-    public init(name: String, cursorMode: CursorMode = .cursor, queries: [String: Query] = [:]) {
+    public init(name: String, cursorMode: CursorMode = .cursor, queries: [String: Query] = [:], hardDelete: Bool = false) {
         self.name = name
         self.cursorMode = cursorMode
         self.queries = queries
+        self.hardDelete = hardDelete
     }
 
     public var json: JSONValue {
@@ -42,7 +46,10 @@ public struct TableConfig: Sendable, Equatable {
             if let t = q.token { o["token"] = ["updatedAt": .string(t.updatedAt), "id": t.id.map { .string($0) } ?? .null] }
             qs[id] = .object(o)
         }
-        return ["format": 1, "name": .string(name), "cursorMode": .string(cursorMode.rawValue), "queries": .object(qs)]
+        var o: [String: JSONValue] = ["format": 1, "name": .string(name), "cursorMode": .string(cursorMode.rawValue),
+                                      "queries": .object(qs)]
+        if hardDelete { o["hardDelete"] = true }
+        return .object(o)
     }
 
     public init(json: JSONValue) throws(RecordError) {
@@ -61,6 +68,7 @@ public struct TableConfig: Sendable, Equatable {
                                 token: token)
         }
         self.init(name: try r.string("name"),
-                  cursorMode: try r.oneOf("cursorMode", CursorMode.self, expected: "cursor or skip"), queries: queries)
+                  cursorMode: try r.oneOf("cursorMode", CursorMode.self, expected: "cursor or skip"), queries: queries,
+                  hardDelete: try r.bool("hardDelete", default: false))
     }
 }

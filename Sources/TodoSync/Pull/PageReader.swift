@@ -30,6 +30,8 @@ struct PageReader {
     private(set) var committed: TableConfig.Token?
     /// Set once the reader switched to skip mode in this run (the table config saves it).
     private(set) var switchedToSkip = false
+    /// Whether the server keeps this table's deleted rows, when its answers said (`ServerTableSettings`).
+    private(set) var serverSoftDelete: Bool?
     /// Notes for people, said once each, with the page they concern.
     private(set) var notes: [String] = []
     /// Warnings about rows: members dropped, rows without a valid id (each member name once).
@@ -85,6 +87,9 @@ struct PageReader {
             guard let raw = reply.rows else {
                 return .stopped(.unexpected(reply, doing: "a pull page of \(table) (no list of rows)"))
             }
+            // Before any row of the page is used: a page is applied whole or not at all.
+            if IntegerIDTable.shown(by: reply) { return .rejected(IntegerIDTable.message(table)) }
+            if let soft = reply.tableSettings?.softDelete { serverSoftDelete = soft }
             // A query the server goes on to reject did not switch: say so only once a page is in.
             if let note = pendingSwitchNote {
                 notes.append(note)

@@ -125,10 +125,16 @@ public final class PullEngine {
             result.notes += notes
             report.warnings += warnings
         }
+        var learntDeletes = false
         while true {
             let next = reader.next()
             takeMessages()
             if reader.switchedToSkip { tableConfig.cursorMode = .skip }
+            if let soft = reader.serverSoftDelete, soft == tableConfig.hardDelete {
+                tableConfig.hardDelete = !soft
+                learntDeletes = true
+                result.notes.append(Self.deletesNote(job.table, hard: !soft))
+            }
             let rows: [Item], received: Int
             switch next {
             case .stopped(let stop): return stop
@@ -138,6 +144,11 @@ public final class PullEngine {
                 return nil
             case .end:
                 result.pages += 1
+                if job.queryID == nil && learntDeletes {
+                    var tx = try store.transaction()
+                    tx.putTableConfig(tableConfig)
+                    try series.commit(tx)
+                }
                 if let queryID = job.queryID {
                     var tx = try store.transaction()
                     var q = tableConfig.queries[queryID] ?? TableConfig.Query(filter: job.filter)
@@ -185,6 +196,14 @@ public final class PullEngine {
             progress?(SyncProgress(phase: "pull \(job.table)", done: result.received, total: nil,
                                    elapsed: Double(clock.nowMilliseconds() - started) / 1000))
         }
+    }
+
+    /// Said once, when a pull learns that the server deletes the table's rows for good (or no longer
+    /// does): what that means for this replica, and what to do about it (sync.md §5.7).
+    static func deletesNote(_ table: String, hard: Bool) -> String {
+        hard ? "the server deletes rows of '\(table)' for good (hard delete): rows that other replicas delete there "
+            + "stay in this replica, since pulls never show them; 'todo purge --table \(table)' then 'todo pull' drops them"
+            : "the server now keeps the deleted rows of '\(table)' (soft delete): pulls show deletions again"
     }
 
     /// The stop for a server whose pages stop making progress: exit 4, and the pages applied stay.

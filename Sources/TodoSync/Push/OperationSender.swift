@@ -99,6 +99,11 @@ struct OperationSender: Sendable {
     private func answer(_ reply: TableReply, _ context: Context) -> SendOutcome {
         let op = context.op
         let status = reply.status
+        if IntegerIDTable.shown(by: reply) {
+            // The replica keeps string ids only. A refused write changed nothing; a 2xx may have
+            // stored a row, which only the replay check of a later push can tell.
+            return .stopped(SyncStop(.config, status: status, message: IntegerIDTable.message(op.table)), unsealed: !reply.isSuccess)
+        }
         if reply.isSuccess { return success(reply, op) }
         switch status {
         case 300...399: return .stopped(.redirect(reply), unsealed: true)

@@ -19,16 +19,19 @@ import TodoTestSupport
         var url = ""
 
         let appKey: String?
+        /// More options of `todo-server`, as shell words (e.g. `--tables a,b:hardDelete`).
+        let options: String
 
-        init(appKey: String? = nil) throws {
+        init(appKey: String? = nil, options: String = "") throws {
             self.appKey = appKey
+            self.options = options
             start(port: 0)
         }
 
         /// Starts `todo-server` on `srv/` and waits for its "listening on" line.
         private func start(port: Int) {
             let key = appKey.map { " --app-key '\($0)'" } ?? ""
-            _ = TempDirectory.shell("cd '\(dir.path)' && { '\(build)/todo-server' --data srv --port \(port)\(key) > srv.log 2>&1 & echo $! > srv.pid; }")
+            _ = TempDirectory.shell("cd '\(dir.path)' && { '\(build)/todo-server' --data srv --port \(port)\(key) \(options) > srv.log 2>&1 & echo $! > srv.pid; }")
             for _ in 0..<500 {
                 let log = read("srv.log")
                 if let range = log.firstRange(of: "http://") {

@@ -1,0 +1,61 @@
+import TableProtocol
+import TodoModel
+
+/// What a table server says of a table in its `X-Todo-Table-Settings` header (`todo-server` sends
+/// it on every answer about a table, issue 17 item 6), e.g. `softDelete=false; idType=string`.
+/// Other servers send nothing: then nothing is known, and nothing is assumed.
+public struct ServerTableSettings: Sendable, Equatable {
+    /// False: the server removes deleted rows, so pulls never show other replicas' deletions.
+    public var softDelete: Bool?
+    /// True: the table's ids are integers the server hands out (`autoIncrement`).
+    public var integerIDs: Bool?
+
+    public init(softDelete: Bool? = nil, integerIDs: Bool? = nil) {
+        self.softDelete = softDelete
+        self.integerIDs = integerIDs
+    }
+
+    /// The settings a header names; nil without the header. Unknown parts are ignored (a later
+    /// server may name more).
+    public init?(header: String?) {
+        guard let header else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+            guard pair.count == 2 else { continue }
+            switch pair[0] {
+            case "softDelete": softDelete = pair[1] == "true" ? true : pair[1] == "false" ? false : nil
+            case "idType": integerIDs = pair[1] == "autoIncrement"
+            default: continue
+            }
+        }
+    }
+
+    public static let headerName = "X-Todo-Table-Settings"
+}
+
+/// Tables whose ids are integers: the replica keeps string ids only (sync.md §10.2), so it refuses
+/// them before anything of theirs is stored or sent.
+enum IntegerIDTable {
+    static func message(_ table: String) -> String {
+        "table '\(table)' uses integer ids (autoIncrement); todo syncs only tables with string ids"
+    }
+
+    /// Whether an answer shows integer ids: the server says so, or a row (or the item) has a numeric `id`.
+    static func shown(by reply: TableReply) -> Bool {
+        if reply.tableSettings?.integerIDs == true { return true }
+        if let rows = reply.rows { return rows.contains(where: hasNumericID) }
+        return reply.body.map(hasNumericID) ?? false
+    }
+
+    private static func hasNumericID(_ value: JSONValue) -> Bool {
+        if case .number? = value.objectValue?["id"] { return true }
+        return false
+    }
+}
+
+extension TableReply {
+    /// The table settings the answer names (`X-Todo-Table-Settings`), if any.
+    public var tableSettings: ServerTableSettings? {
+        ServerTableSettings(header: headers[ServerTableSettings.headerName])
+    }
+}
