@@ -26,16 +26,13 @@ public final class TableService: Sendable {
         } catch {
             response = render(error, generation)
         }
-        if let table {
-            response.headers.set(name: TableSetup.headerName, value: TableSetup.header(softDelete: table.softDelete, idType: table.idType))
-        }
-        finish(&response, request)
+        finish(&response, request, table)
         // In a group of pipelined answers, a write may answer before it is durable (see
         // `PendingDurability`); if it then fails to become durable, this is sent instead: the
         // answer a write gets here when its own wait fails.
-        PendingDurability.current?.onFailure { [generation] failure in
+        PendingDurability.current?.onFailure { [generation, table] failure in
             var response = self.render(.storageUnavailable(failure), generation)
-            self.finish(&response, request)
+            self.finish(&response, request, table)
             return response
         }
         return response
@@ -159,8 +156,12 @@ public final class TableService: Sendable {
         return response
     }
 
-    /// Headers every response carries (protocol §3.4, §3.7).
-    private func finish(_ response: inout HTTPResponse, _ request: HTTPRequest?) {
+    /// Headers every response carries (protocol §3.4, §3.7), and the table's settings on every
+    /// answer about a table (`TableSetup.header`).
+    private func finish(_ response: inout HTTPResponse, _ request: HTTPRequest?, _ table: TableTarget? = nil) {
+        if let table {
+            response.headers.set(name: TableSetup.headerName, value: TableSetup.header(softDelete: table.softDelete, idType: table.idType))
+        }
         response.headers.set(name: "Cache-Control", value: "no-cache")
         response.headers.set(name: "x-zumo-server-version", value: configuration.serverVersion)
         if let origin = request?.headers["Origin"], configuration.allowedOrigins.contains(origin) {

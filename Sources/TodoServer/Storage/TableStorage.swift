@@ -10,8 +10,9 @@ import TodoModel
 // table, `<table name in lower case>.log`. A log is a sequence of records, one per line:
 // `<CRC-32 of the JSON as 8 lower-case hex digits> <compact JSON object>\n`. The first record is a
 // header, `{"format":"todo-table-log","formatVersion":1,"lastUpdatedAt":…,"lastVersion":…,
-// "softDelete":…,"table":"<configured spelling>"}`. Every later record is one committed write,
-// applied whole or not at all: `{"columns":{"<name>":"string"|"number"|"boolean"|null},
+// "softDelete":…,"table":"<configured spelling>"}`, with `"idType":"autoIncrement","lastId":…` for
+// a table with integer ids (absent: string ids, as in every log written before them). Every later
+// record is one committed write, applied whole or not at all: `{"columns":{"<name>":"string"|"number"|"boolean"|null},
 // "delete":["<id>"],"put":[<row>],"stamp":{"updatedAt":…,"version":…}}`, each member optional,
 // where a row is `{"createdAt":…,"deleted":…,"id":"…","updatedAt":…,"values":{…},"version":…}`
 // with dates in Unix milliseconds and the version as the integer of the server-wide counter. On

@@ -40,16 +40,25 @@ enum IntegerIDTable {
         "table '\(table)' uses integer ids (autoIncrement); todo syncs only tables with string ids"
     }
 
-    /// Whether an answer shows integer ids: the server says so, or a row (or the item) has a numeric `id`.
+    /// Whether an answer shows integer ids: the server says so, or, from a server that does not,
+    /// its item has a numeric `id`, or rows have numeric ids and none a string one. (A stray
+    /// numeric id among string ids is one bad row, skipped with a warning as any row without a
+    /// valid id is, protocol §10.7.)
     static func shown(by reply: TableReply) -> Bool {
         if reply.tableSettings?.integerIDs == true { return true }
-        if let rows = reply.rows { return rows.contains(where: hasNumericID) }
-        return reply.body.map(hasNumericID) ?? false
+        guard let rows = reply.rows else { return reply.body.map { id(of: $0) == .number } ?? false }
+        let kinds = rows.map(id(of:))
+        return kinds.contains(.number) && !kinds.contains(.string)
     }
 
-    private static func hasNumericID(_ value: JSONValue) -> Bool {
-        if case .number? = value.objectValue?["id"] { return true }
-        return false
+    private enum IDKind { case number, string, other }
+
+    private static func id(of value: JSONValue) -> IDKind {
+        switch value.objectValue?["id"] {
+        case .number?: .number
+        case .string?: .string
+        default: .other
+        }
     }
 }
 
