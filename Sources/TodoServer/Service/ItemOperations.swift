@@ -17,12 +17,19 @@ extension TableService {
 
     func insert(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
         let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .insert)
+        let columns = try c.ownership.columns(body.columns, table: c.table.name, inserting: true)
         let id = body.id ?? ids.next()
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
-            if let existing = w.row(id: id) { return .conflict(existing, status: 409) }
-            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns)
+            if let existing = w.row(id: id) {
+                // Another user's row: its id is taken, but nothing of it is shown (see the README).
+                guard c.ownership.sees(existing) else {
+                    throw ServiceError(409, "The id '\(id)' is already used in the table '\(c.table.name)'; choose another id.")
+                }
+                return .conflict(existing, status: 409)
+            }
+            try SchemaCheck.apply(columns, to: &w, maximumColumns: configuration.maxColumns)
             let stamp = w.nextStamp()
-            let row = StoredRow(id: id, columns: body.columns, createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt,
+            let row = StoredRow(id: id, columns: columns, createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt,
                                 version: stamp.version, deleted: false)
             w.put(row)
             return .stored(row)
@@ -35,7 +42,7 @@ extension TableService {
 
     func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
         let found = try storageRead(c.table.name) { snapshot in (row: snapshot.row(id: id), schema: snapshot.schema) }
-        guard let found, let row = found.row, !row.deleted || c.query.includeDeleted else {
+        guard let found, let row = found.row, c.ownership.sees(row), !row.deleted || c.query.includeDeleted else {
             throw .notFound("The item '\(id)' does not exist.")
         }
         if c.generation == .mobileServices, let tag = c.request.headers["If-None-Match"]?.trimmingWhitespace(),
@@ -47,6 +54,7 @@ extension TableService {
 
     func update(_ c: RequestContext, id urlID: String?) throws(ServiceError) -> HTTPResponse {
         let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .update)
+        let columns = try c.ownership.columns(body.columns, table: c.table.name, inserting: false)
         let id: String
         if let urlID {
             if let bodyID = body.id, !ItemID.same(bodyID, urlID) {
@@ -59,12 +67,12 @@ extension TableService {
         }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
-            guard var row = w.row(id: id), !row.deleted else { return .missing }
+            guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
-            if body.columns.isEmpty { return .unchanged(row) }
-            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns)
+            if columns.isEmpty { return .unchanged(row) }
+            try SchemaCheck.apply(columns, to: &w, maximumColumns: configuration.maxColumns)
             let stamp = w.nextStamp()
-            for (name, value) in body.columns { row.columns[name] = value }
+            for (name, value) in columns { row.columns[name] = value }
             row.updatedAt = stamp.updatedAt
             row.version = stamp.version
             w.put(row)
@@ -82,7 +90,7 @@ extension TableService {
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let soft = c.table.softDelete
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
-            guard var row = w.row(id: id), !row.deleted else { return .missing }
+            guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             let stamp = w.nextStamp()
             if soft {
@@ -111,7 +119,7 @@ extension TableService {
         guard c.table.softDelete else { throw .badRequest("The table '\(c.table.name)' does not keep deleted items, so nothing can be undeleted.") }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
-            guard var row = w.row(id: id) else { return .missing }
+            guard var row = w.row(id: id), c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             guard row.deleted else { return .unchanged(row) }
             let stamp = w.nextStamp()
