@@ -89,6 +89,17 @@ import TodoTestSupport
         clone.expect(0, "clone", world.url, "A2", "--token-file", file)
         let a2 = CLIHarness(directory: world.directory.sub("A2"))
         #expect(Self.ids(a2) == ["a1"])
+
+        // Another token is another user: the next pull starts from the beginning, so Bob's rows,
+        // all older than the newest row A has pulled, arrive.
+        a.expect(0, "add", "newest", "--id", "a3")
+        a.expect(0, "push")
+        a.expect(0, "pull")
+        let bobFile = world.directory.sub("bob.token")
+        try LocalFileSystem().writeFile(bobFile, Array((users.tokens["bob"]! + "\n").utf8), sync: false)
+        a.expect(0, "remote", "set", "--token-file", bobFile)
+        a.expect(0, "pull")
+        #expect(Self.ids(a).contains("b1"))
     }
 
     @Test func theTokenGoesThroughTheHTTPSHelperToo() throws {
