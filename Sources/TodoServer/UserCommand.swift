@@ -103,7 +103,7 @@ enum UserCommand {
             let token = try newToken()
             file.users.append(UsersFile.User(name: name, tokenDigest: UserToken.digest(token), tokenIssuedAt: Clock.live.nowText()))
             output.stdout = [token]
-            output.stderr = ["added the user '\(name)'; their token is above, shown this once (only its digest is kept): "
+            output.stderr = ["added the user '\(name)'; the token printed on stdout is shown this once (only its digest is kept): "
                 + "give it to them for 'todo remote set --token-file FILE'"]
         case "token":
             guard let existing else { throw unknown(name) }
@@ -111,7 +111,7 @@ enum UserCommand {
             file.users[existing].tokenDigest = UserToken.digest(token)
             file.users[existing].tokenIssuedAt = Clock.live.nowText()
             output.stdout = [token]
-            output.stderr = ["issued a new token for '\(file.users[existing].name)' (above, shown this once); the old one "
+            output.stderr = ["issued a new token for '\(file.users[existing].name)' (printed on stdout, shown this once); the old one "
                 + "no longer works"]
         default:
             guard let existing else { throw unknown(name) }

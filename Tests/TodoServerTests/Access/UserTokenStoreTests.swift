@@ -81,7 +81,7 @@ import TodoTestSupport
         }
         #expect(try UserCommand.perform("list", name: nil, directory: dir.path).stdout == ["no users (add one with 'todo-server user add NAME')"])
         let first = try UserCommand.perform("add", name: "alice", directory: dir.path)
-        #expect(first.stderr == ["added the user 'alice'; their token is above, shown this once (only its digest is kept): "
+        #expect(first.stderr == ["added the user 'alice'; the token printed on stdout is shown this once (only its digest is kept): "
             + "give it to them for 'todo remote set --token-file FILE'"])
         #expect(problem("add", "Alice") == "the user 'alice' exists; 'todo-server user token alice' issues a new token")
         #expect(problem("add", "a b") == "'a b' is not a valid user name: use letters, digits, '.', '_', '-' and '@', not starting with '.' or '-'")

@@ -29,7 +29,7 @@ import TodoTestSupport
         #expect(add.status == 0, "\(add)")
         let token = String(add.out.dropLast())
         #expect(add.out.hasSuffix("\n") && token.count == 64 && UserToken.bytes(hex: token) != nil, "stdout is the token alone: \(add.out)")
-        #expect(add.err == "added the user 'alice'; their token is above, shown this once (only its digest is kept): "
+        #expect(add.err == "added the user 'alice'; the token printed on stdout is shown this once (only its digest is kept): "
             + "give it to them for 'todo remote set --token-file FILE'\n")
         let users = dir.data + "/users.json"
         #expect(Self.mode(users) == 0o600)
