@@ -10,13 +10,15 @@ import TodoBasics
 public enum ServerMain {
     public static let usage = """
         usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
-                           [--table-config FILE] [--dynamic-tables] [--page-size N] [--public-url URL]
-                           [--generations g1,g2]
+                           [--table-config FILE] [--master-key-file FILE] [--access-config FILE]
+                           [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
                            [--max-tables N] [--max-columns N] [--max-rows-per-table N]
                            [--max-row-size SIZE] [--max-memory SIZE]
                            [--max-connections N] [--max-connections-per-address N]
                            [--header-timeout S] [--idle-timeout S]
                todo-server check|repair [--data DIR]
+               todo-server user add|token|rm NAME [--data DIR]
+               todo-server user list [--data DIR]
 
         A durable table server speaking the Azure Mobile Services (G1) and Mobile Apps 2.0 (G2)
         table protocol. Prints 'listening on http://HOST:PORT' once it serves; logs one line per
@@ -35,6 +37,11 @@ public enum ServerMain {
           --table-config FILE per-table settings as JSON, e.g. {"tables": {"counters": {"softDelete":
                               false, "idType": "autoIncrement"}}}; its tables are served too. A table's
                               log keeps softDelete and idType: a start that would change them stops
+          --master-key-file FILE  X-ZUMO-MASTER with the first line of FILE is admin (or set
+                              TODO_SERVER_MASTER_KEY)
+          --access-config FILE  who may read, insert, update, delete and undelete in each table:
+                              public, application, user or admin, and per-table owner mode
+                              (see the README); without it, the app key opens everything
           --dynamic-tables    a POST to an unknown table name creates the table
           --page-size N       rows per page without $top, 1 to 1000 (default: 50)
           --public-url URL    base URL for Location and Link headers behind a proxy
@@ -55,6 +62,10 @@ public enum ServerMain {
           --header-timeout S               seconds for a request's head to arrive (default: 10)
           --idle-timeout S                 seconds a keep-alive connection may idle (default: 60)
 
+        'todo-server user add NAME' adds a user and prints their token (X-ZUMO-AUTH) once; 'user token
+        NAME' issues a new one, 'user rm NAME' removes the user, 'user list' lists them. A running
+        server sees the change at its next request (see 'user --help').
+
         'todo-server check' reports damaged records in the data directory; 'todo-server repair'
         keeps every record that verifies and moves the damaged bytes aside (see 'check --help').
         """
@@ -63,6 +74,7 @@ public enum ServerMain {
         if let command = arguments.first, command == "check" || command == "repair" {
             return ServerMaintenanceCommand.run(command, Array(arguments.dropFirst()))
         }
+        if arguments.first == "user" { return UserCommand.run(Array(arguments.dropFirst())) }
         var options: ServerOptions
         do {
             options = try ServerOptions.parse(arguments, environment: environment)
@@ -75,6 +87,10 @@ public enum ServerMain {
             return 0
         }
         for warning in options.warnings { printErr(warning) }
+        do { options.service.users = try UserDirectory(directory: options.dataDirectory) } catch {
+            printErr("error: \(error.message)")
+            return 1
+        }
         let storage: TableStorage
         let service: TableService
         do {
@@ -89,6 +105,14 @@ public enum ServerMain {
                 : "\nhint: check the path and its permissions"
             printErr("error: cannot open the data directory '\(options.dataDirectory)': \(error)\(hint)")
             return 1
+        }
+        switch accessTablesProblem(options.service, storage) {
+        case .failure(let problem):
+            printErr("error: \(problem.message)")
+            storage.close()
+            return 2
+        case .success(let warnings):
+            for warning in warnings { printErr(warning) }
         }
         let log: (@Sendable (String) -> Void)? = options.quiet ? nil : { @Sendable line in printErr(line) }
         let server = HTTPServer(configuration: options.http,
@@ -111,6 +135,26 @@ public enum ServerMain {
         while !done.withLock({ $0 }) { usleep(50_000) }
         printErr("stopped")
         return 0
+    }
+
+    /// A table the access config names that is not served is most likely a typo, which would leave
+    /// the real table open to everyone the defaults let in: an error, or with `--dynamic-tables`
+    /// (the table may yet be created) a warning.
+    static func accessTablesProblem(_ configuration: ServiceConfiguration, _ storage: TableStorage)
+        -> Result<[String], ServerOptions.Problem>
+    {
+        var warnings: [String] = []
+        for name in (configuration.access?.tables.keys).map(Array.init)?.sorted() ?? [] {
+            guard (try? storage.schema(name)) == .some(nil) else { continue }
+            if configuration.dynamicTables {
+                warnings.append("warning: the access config names the table '\(name)', which does not exist yet; its settings "
+                    + "apply once a client creates it")
+            } else {
+                return .failure(ServerOptions.Problem(message: "the access config names the table '\(name)', which this server "
+                    + "does not serve; fix the name, or add it to --tables"))
+            }
+        }
+        return .success(warnings)
     }
 
     /// What the server logs when a table stops serving (a failed fsync): always, even `--quiet`.

@@ -22,6 +22,8 @@ struct ServerOptions {
         var keyFile: String?
         var shortTables: [(name: String, options: TableOptions)]?
         var tableConfigPath: String?
+        var masterKeyFile: String?
+        var accessConfig: String?
         var i = 0
         func value(_ name: String) throws(Problem) -> String {
             i += 1
@@ -51,6 +53,8 @@ struct ServerOptions {
             case "--host": o.http.host = try value("--host")
             case "--app-key": inlineKey = try value("--app-key")
             case "--app-key-file": keyFile = try value("--app-key-file")
+            case "--master-key-file": masterKeyFile = try value("--master-key-file")
+            case "--access-config": accessConfig = try value("--access-config")
             case "--tables":
                 var entries: [(name: String, options: TableOptions)] = []
                 for entry in try value("--tables").split(separator: ",", omittingEmptySubsequences: false) {
@@ -87,6 +91,18 @@ struct ServerOptions {
         }
         o.service.appKey = try appKey(inline: inlineKey, file: keyFile, environment: environment, warnings: &o.warnings)
         try tableSettings(short: shortTables, file: tableConfigPath, into: &o.service)
+        o.service.masterKey = try masterKey(file: masterKeyFile, environment: environment, warnings: &o.warnings)
+        if let key = o.service.masterKey, key == o.service.appKey {
+            throw Problem(message: "the master key is the app key: every app key holder would be admin; give the master key a value of its own")
+        }
+        if let accessConfig {
+            do {
+                o.service.access = try AccessConfig.load(accessConfig, hasAppKey: o.service.appKey != nil,
+                                                         hasMasterKey: o.service.masterKey != nil)
+            } catch {
+                throw Problem(message: error.message)
+            }
+        }
         return o
     }
 
@@ -104,6 +120,24 @@ struct ServerOptions {
         case (let path?, _?): service.tableOptionsSource = "the table config file '\(path)' with --tables"
         default: service.tableOptionsSource = "--tables"
         }
+    }
+
+    /// The master key (issue 17 item 7) from `--master-key-file` or `TODO_SERVER_MASTER_KEY`; never
+    /// from the command line, which every user of the machine can read.
+    static func masterKey(file: String?, environment: [String: String], warnings: inout [String]) throws(Problem) -> String? {
+        if let file {
+            let key = try AppKeySource.read(file, what: "master key")
+            if let mode = AppKeySource.openMode(file) {
+                warnings.append("warning: the master key file '\(file)' can be read by other users (mode "
+                    + "\(String(mode, radix: 8))); run: chmod 600 '\(file)'")
+            }
+            return key
+        }
+        guard let key = environment["TODO_SERVER_MASTER_KEY"] else { return nil }
+        guard !key.isEmpty else {
+            throw Problem(message: "TODO_SERVER_MASTER_KEY is set but empty: unset it to serve without a master key, or set it to the key")
+        }
+        return key
     }
 
     /// The key from `--app-key-file`, `--app-key` or `TODO_SERVER_APP_KEY`, in that order of
@@ -136,18 +170,18 @@ struct ServerOptions {
     }
 }
 
-/// Reads the server's app key from a file: its first line.
+/// Reads the server's app key (or master key) from a file: its first line.
 enum AppKeySource {
-    static func read(_ path: String) throws(ServerOptions.Problem) -> String {
+    static func read(_ path: String, what: String = "app key") throws(ServerOptions.Problem) -> String {
         let bytes: [UInt8]?
         do { bytes = try LocalFileSystem().readFile(path) } catch {
-            throw ServerOptions.Problem(message: "cannot read the app key file '\(path)': \(error.reason)")
+            throw ServerOptions.Problem(message: "cannot read the \(what) file '\(path)': \(error.reason)")
         }
-        guard let bytes else { throw ServerOptions.Problem(message: "the app key file '\(path)' does not exist") }
+        guard let bytes else { throw ServerOptions.Problem(message: "the \(what) file '\(path)' does not exist") }
         var line = bytes.prefix { $0 != UInt8(ascii: "\n") }  // by bytes: "\r\n" is one Character
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         guard !line.isEmpty else {
-            throw ServerOptions.Problem(message: "the app key file '\(path)' is empty: its first line must be the key")
+            throw ServerOptions.Problem(message: "the \(what) file '\(path)' is empty: its first line must be the key")
         }
         return String(decoding: line, as: UTF8.self)
     }

@@ -77,7 +77,7 @@ public struct Doctor {
                 problem(path, "leftover temporary file")
                 continue
             }
-            if dir.isEmpty && name == AppKeyFile.gitignore { continue }  // todo's own, keeps app-key out of git
+            if dir.isEmpty && name == SecretFile.gitignore { continue }  // todo's own, keeps secrets out of git
             if StoreLayout.isLeftover(name) {
                 report.notes.append(.init(path: store.displayPath(path), message: "not a record (an editor's leftover?): todo ignores it"))
                 continue
@@ -98,14 +98,15 @@ public struct Doctor {
             problem(StoreLayout.configFile, "\"remote\" is \(JSONValue.string(remote).compactText): \(why); push and pull cannot use it "
                     + "(set another with 'todo remote set URL')")
         }
-        if let key = attempt(AppKeyFile.name, { () throws(StoreError) in try AppKeyFile.read(store) }),
-           key.isOpenToOthers {
-            report.notes.append(.init(path: store.displayPath(AppKeyFile.name),
-                                      message: "other users can read the app key (mode \(String(key.mode, radix: 8))); "
-                                          + "run: chmod 600 '\(store.layout.absolute(AppKeyFile.name))'"))
+        for secret in SecretFile.all {
+            if let stored = attempt(secret.name, { () throws(StoreError) in try secret.read(store) }), stored.isOpenToOthers {
+                report.notes.append(.init(path: store.displayPath(secret.name),
+                                          message: "other users can read the \(secret.what) (mode \(String(stored.mode, radix: 8))); "
+                                              + "run: chmod 600 '\(store.layout.absolute(secret.name))'"))
+            }
         }
         let known: Set<String> = [StoreLayout.formatFile, StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile,
-                                  AppKeyFile.name,
+                                  SecretFile.appKey.name, SecretFile.authToken.name,
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                   StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
         for name in entries("") where !known.contains(name) {

@@ -9,8 +9,9 @@ import TodoModel
 /// goes ahead only in an empty folder or over its own interrupted run (`StoreSurvey`), which
 /// nothing has committed to yet; anything else is refused, naming what the folder holds.
 extension Store {
-    /// `appKey` goes to `.todo/app-key` (mode 0600, `AppKeyFile`), never to `config.json`.
-    public static func create(at root: String, config: ReplicaConfig, appKey: String? = nil,
+    /// `appKey` goes to `.todo/app-key` and `authToken` to `.todo/auth-token` (mode 0600,
+    /// `SecretFile`), never to `config.json`.
+    public static func create(at root: String, config: ReplicaConfig, appKey: String? = nil, authToken: String? = nil,
                               fs: any FileSystem) throws(StoreError) {
         let layout = StoreLayout(root: root)
         if fs.fileExists(layout.absolute(StoreLayout.formatFile)) { throw .alreadyInitialized(path: root) }
@@ -39,7 +40,8 @@ extension Store {
         } catch {
             throw .io(error)
         }
-        if let appKey { try AppKeyFile.write(appKey, in: Store(layout: layout, fs: fs, lock: nil)) }
+        if let appKey { try SecretFile.appKey.write(appKey, in: Store(layout: layout, fs: fs, lock: nil)) }
+        if let authToken { try SecretFile.authToken.write(authToken, in: Store(layout: layout, fs: fs, lock: nil)) }
         do {
             try AtomicFile.write((["format": 1] as JSONValue).canonicalBytes(), to: layout.absolute(StoreLayout.formatFile), in: fs)
         } catch {
@@ -85,7 +87,7 @@ struct StoreSurvey {
             do throws(StoreError) { state = .success(try store.state()) } catch { state = .failure(error) }
         }
         let initFiles: Set<String> = [StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile, StoreLayout.journalFile,
-                                      AppKeyFile.name, AppKeyFile.gitignore,
+                                      SecretFile.appKey.name, SecretFile.authToken.name, SecretFile.gitignore,
                                       StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                       StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
         unknown = (((try? fs.listDirectory(root)) ?? nil) ?? []).filter { !initFiles.contains($0) && !StoreLayout.isTemporary($0) }.sorted()

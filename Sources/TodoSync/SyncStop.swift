@@ -31,7 +31,8 @@ public struct SyncStop: Error, Sendable, Equatable {
 
     static func auth(_ reply: TableReply) -> SyncStop {
         SyncStop(.auth, status: reply.status,
-                 message: "the server refused the credentials (\(reply.status)\(reply.message.map { ": " + $0 } ?? "")); check the app key ('todo remote set --app-key KEY' or TODO_APP_KEY)")
+                 message: "the server refused the token/key (\(reply.status))\(reply.message.map { ": " + $0.trimmingFinalStop } ?? ""); "
+                     + "check 'todo remote set --token-file FILE' (a user's token) or '--app-key-file FILE' (the app key)")
     }
 
     static func server(_ reply: TableReply) -> SyncStop {
@@ -47,4 +48,9 @@ public struct SyncStop: Error, Sendable, Equatable {
         SyncStop(.config, status: reply.status,
                  message: "unexpected answer \(reply.status) to \(what)\(reply.message.map { ": " + $0 } ?? "")")
     }
+}
+
+extension String {
+    /// The server's sentence without its full stop, to go on inside ours.
+    fileprivate var trimmingFinalStop: String { hasSuffix(".") ? String(dropLast()) : self }
 }

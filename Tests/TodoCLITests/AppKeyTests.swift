@@ -44,7 +44,7 @@ import TodoTestSupport
         #expect(Self.text(dir.sub(".todo/.gitignore"))?.contains("\napp-key\n") == true, "git leaves the key file out")
         Self.expectKeyNowhereVisible(dir, cli)
         let remote = cli.run("remote")
-        #expect(remote.out == "remote    http://127.0.0.1:9\nprotocol  mobile-apps\napp key   set (.todo/app-key)\npage size 50\n")
+        #expect(remote.out == "remote    http://127.0.0.1:9\nprotocol  mobile-apps\napp key   set (.todo/app-key)\ntoken     none\npage size 50\n")
         #expect(remote.err == "")
         #expect(cli.run("remote", "--json").out.contains(#""appKey": "file""#))
         let doctor = cli.run("doctor")

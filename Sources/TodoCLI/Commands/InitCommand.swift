@@ -6,15 +6,16 @@ import TodoSync
 struct InitCommand: Command {
     static let name = "init"
     static let summary = "create a replica (.todo) here or in DIR"
-    static let usage = "init [DIR] [--remote URL] [--app-key-file FILE | --app-key KEY] [--protocol mobile-apps|mobile-services]"
+    static let usage = "init [DIR] [--remote URL] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--protocol mobile-apps|mobile-services]"
     static let discussion = """
         Creates an empty replica: a .todo directory in DIR (default: the current directory).
         The remote is the table server that push and pull talk to; it can be set later.
-        The app key is kept in .todo/app-key, readable by you only (or set TODO_APP_KEY).
+        The app key is kept in .todo/app-key, readable by you only (or set TODO_APP_KEY); a
+        user's token in .todo/auth-token, likewise (or set TODO_AUTH_TOKEN).
         """
     static let options: [OptionSpec] = [
         OptionSpec("--remote", .value("URL"), "the table server's base URL (http:// or https://)"),
-    ] + AppKeyOption.options + [
+    ] + AppKeyOption.options + TokenOption.options + [
         OptionSpec("--protocol", .value("GEN"), "mobile-apps (default) or mobile-services"),
         OptionSpec("--table", .value("NAME"), "the default table (default: todoitem)"),
         .json,
@@ -42,10 +43,11 @@ struct InitCommand: Command {
         let table = args.value("--table") ?? TableName.defaultTable
         if let problem = TableName.problem(table) { throw .usage(problem, command: command) }
         let appKey = try AppKeyOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
+        let token = try TokenOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
         let config = ReplicaConfig(remote: remote, protocolGeneration: generation, defaultTable: table,
                                    installationId: ctx.ids.next(), pageSize: pageSize)
         do {
-            try Store.create(at: root, config: config, appKey: appKey, fs: ctx.fs)
+            try Store.create(at: root, config: config, appKey: appKey, authToken: token, fs: ctx.fs)
         } catch .unfinished(let cause) {
             // The replica is there, but could not be made durable, nor taken back.
             ctx.console.err("warning: the replica is created, but it may not be on disk yet: \(cause.description)")

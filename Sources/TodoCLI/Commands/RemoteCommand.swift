@@ -5,17 +5,19 @@ import TodoSync
 struct RemoteCommand: Command {
     static let name = "remote"
     static let summary = "show or change the remote table server"
-    static let usage = "remote [set [URL] [--app-key-file FILE | --app-key KEY] [--protocol GEN] [--page-size N]] [--json]"
+    static let usage = "remote [set [URL] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--protocol GEN] [--page-size N]] [--json]"
     static let discussion = """
-        Without arguments, shows the remote URL, the protocol, where the app key comes from (never
-        the key), and the page size. 'remote set' changes them. A new URL removes every query's
+        Without arguments, shows the remote URL, the protocol, where the app key and the user's
+        token come from (never the key or token), and the page size. 'remote set' changes them. A new URL removes every query's
         delta token (a token is a position on one server), so the next pull starts from the
         beginning; queries, items, operations and conflicts are kept. The app key is kept in
         .todo/app-key, readable by you only ('' removes it; TODO_APP_KEY is used when none is
         stored). A replica made by an older todo keeps its key in config.json: 'todo remote set'
-        moves it.
+        moves it. A user's token (from 'todo-server user add NAME') is kept in .todo/auth-token,
+        readable by you only, and sent as X-ZUMO-AUTH (--token-file '' removes it;
+        TODO_AUTH_TOKEN is used when none is stored).
         """
-    static let options: [OptionSpec] = AppKeyOption.options + [
+    static let options: [OptionSpec] = AppKeyOption.options + TokenOption.options + [
         OptionSpec("--protocol", .value("GEN"), "mobile-apps or mobile-services"),
         OptionSpec("--page-size", .value("N"), "rows per pull page, 1 to 1000 (default 50)"),
         .json,
@@ -27,12 +29,14 @@ struct RemoteCommand: Command {
             let store = try StoreAccess.open(ctx, writable: false, command: name)
             let config: ReplicaConfig
             let key: ReplicaAppKey
+            let token: ReplicaAuthToken
             do {
                 config = try store.config()
                 key = try ReplicaAppKey.resolve(store, config, environment: ctx.environment)
+                token = try ReplicaAuthToken.resolve(store, environment: ctx.environment)
             } catch { throw .store(error) }
-            for warning in key.warnings(store) { ctx.console.err(warning) }
-            show(config, key.source, ctx, json: args.has("--json"))
+            for warning in key.warnings(store) + token.warnings(store) { ctx.console.err(warning) }
+            show(config, key.source, token.source, ctx, json: args.has("--json"))
             return ExitCode.ok
         }
         guard p[0] == "set" else { throw .usage("unknown subcommand '\(p[0])'; use 'todo remote' or 'todo remote set URL'", command: name) }
@@ -44,24 +48,33 @@ struct RemoteCommand: Command {
             pageSize = n
         }
         let newKey = try AppKeyOption.value(args, ctx, command: name)
+        let newToken = try TokenOption.value(args, ctx, command: name)
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         var tx: StoreTransaction
         var config: ReplicaConfig
         var source: ReplicaAppKey.Source
+        var tokenSource: ReplicaAuthToken.Source
+        let previousToken: SecretFile.Stored?
         do {
             tx = try store.transaction()
             config = try store.config()
             source = try ReplicaAppKey.resolve(store, config, environment: ctx.environment).source
+            tokenSource = try ReplicaAuthToken.resolve(store, environment: ctx.environment).source
+            previousToken = try SecretFile.authToken.read(store)
         } catch { throw .store(error) }
         // A key an older todo left in config.json moves to .todo/app-key: with no other change asked
         // for, that is all this does.
         let keyToWrite: String?? = newKey.map { $0.isEmpty ? nil : $0 } ?? config.legacyAppKey.map { .some($0) }
-        guard url != nil || generation != nil || pageSize != nil || keyToWrite != nil else {
-            throw .usage("nothing to set; give a URL or --app-key-file, --app-key, --protocol, --page-size", command: name)
+        guard url != nil || generation != nil || pageSize != nil || keyToWrite != nil || newToken != nil else {
+            throw .usage("nothing to set; give a URL or --app-key-file, --app-key, --token-file, --protocol, --page-size", command: name)
         }
+        // Another token is another user: on an owner table the server shows other rows, so, as for
+        // a new URL, every pull starts again from the beginning.
+        let urlChanges = url.map { $0 != config.remote } ?? false
+        let tokenChanges = newToken.map { ($0.isEmpty ? nil : $0) != previousToken?.key } ?? false
         do {
-            if let url, url != config.remote {
-                config.remote = url
+            if let url { config.remote = url }
+            if urlChanges || tokenChanges {
                 for table in try store.tables() {
                     guard var t = try store.tableConfig(table) else { continue }
                     t.cursorMode = .cursor
@@ -85,14 +98,25 @@ struct RemoteCommand: Command {
             let fromEnvironment = !(ctx.environment["TODO_APP_KEY"] ?? "").isEmpty
             source = keyToWrite != nil ? .file : fromEnvironment ? .environment : .none
         }
+        if let newToken {
+            do {
+                try SecretFile.authToken.write(newToken.isEmpty ? nil : newToken, in: store)
+            } catch {
+                if keyToWrite != nil { try? AppKeyFile.write(previousKey?.key, in: store) }
+                throw .store(error)
+            }
+            let fromEnvironment = !(ctx.environment[ReplicaAuthToken.environmentName] ?? "").isEmpty
+            tokenSource = !newToken.isEmpty ? .file : fromEnvironment ? .environment : .none
+        }
         tx.putConfig(config)
         do {
             try StoreAccess.commit(tx, store, ctx)
         } catch {
             if keyToWrite != nil { try? AppKeyFile.write(previousKey?.key, in: store) }
+            if newToken != nil { try? SecretFile.authToken.write(previousToken?.key, in: store) }
             throw error
         }
-        show(config, source, ctx, json: args.has("--json"))
+        show(config, source, tokenSource, ctx, json: args.has("--json"))
         return ExitCode.ok
     }
 
@@ -106,11 +130,22 @@ struct RemoteCommand: Command {
         }
     }
 
-    static func show(_ config: ReplicaConfig, _ source: ReplicaAppKey.Source, _ ctx: CommandContext, json: Bool) {
+    /// Where the token comes from, never the token.
+    static func tokenText(_ source: ReplicaAuthToken.Source) -> String {
+        switch source {
+        case .file: "set (.todo/auth-token)"
+        case .environment: "from \(ReplicaAuthToken.environmentName)"
+        case .none: "none"
+        }
+    }
+
+    static func show(_ config: ReplicaConfig, _ source: ReplicaAppKey.Source, _ tokenSource: ReplicaAuthToken.Source,
+                     _ ctx: CommandContext, json: Bool) {
         if json {
             ctx.console.outRaw(JSONValue(["remote": config.remote.map { .string($0) } ?? .null,
                                           "protocol": .string(config.protocolGeneration.rawValue),
-                                          "appKey": .string(source.rawValue), "pageSize": .number(Double(config.pageSize))]).canonicalBytes())
+                                          "appKey": .string(source.rawValue), "token": .string(tokenSource.rawValue),
+                                          "pageSize": .number(Double(config.pageSize))]).canonicalBytes())
             return
         }
         guard let remote = config.remote else {
@@ -120,6 +155,7 @@ struct RemoteCommand: Command {
         ctx.console.out("remote    \(remote)")
         ctx.console.out("protocol  \(config.protocolGeneration.rawValue)")
         ctx.console.out("app key   \(keyText(source))")
+        ctx.console.out("token     \(tokenText(tokenSource))")
         ctx.console.out("page size \(config.pageSize)")
     }
 }

@@ -121,7 +121,7 @@ enum SyncRenderer {
         let hint: String
         switch stop.kind {
         case .network, .server: hint = "nothing was lost; run 'todo \(command)' again when the server is reachable"
-        case .auth: hint = "nothing was lost; fix the app key, then run 'todo \(command)' again"
+        case .auth: hint = "nothing was lost; fix the token or app key, then run 'todo \(command)' again"
         case .config: hint = "nothing was lost; see 'todo remote'"
         }
         return ["error: \(stop.message)", "hint: \(hint)"]

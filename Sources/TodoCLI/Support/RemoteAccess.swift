@@ -17,6 +17,9 @@ enum RemoteAccess {
         let appKey: ReplicaAppKey
         do { appKey = try ReplicaAppKey.resolve(store, config, environment: ctx.environment) } catch { throw .store(error) }
         for warning in appKey.warnings(store) { ctx.console.err(warning) }
+        let token: ReplicaAuthToken
+        do { token = try ReplicaAuthToken.resolve(store, environment: ctx.environment) } catch { throw .store(error) }
+        for warning in token.warnings(store) { ctx.console.err(warning) }
         var timeouts = TransportTimeouts()
         if let t = ctx.environment["TODO_CONNECT_TIMEOUT"].flatMap(Double.init), t > 0 { timeouts.connect = t }
         if let t = ctx.environment["TODO_REQUEST_TIMEOUT"].flatMap(Double.init), t > 0 { timeouts.request = t }
@@ -27,6 +30,7 @@ enum RemoteAccess {
         }
         let transport = Transports.make(endpoint: endpoint, timeouts: timeouts, environment: ctx.environment)
         let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey.key,
+                                 authToken: token.token,
                                  installationID: config.installationId, todoVersion: TodoMain.version, retry: retry)
         return (client, endpoint, config)
     }

@@ -22,6 +22,7 @@ extension TableService {
             // As Mobile Services answered for tables with integer ids: the id is the server's to choose.
             throw .badRequest("The table '\(c.table.name)' hands out its ids (autoIncrement): leave 'id' out of an insert, or send null.")
         }
+        let columns = try c.ownership.columns(body.columns, table: c.table.name, inserting: true)
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
             let id: String
             if integerIDs {
@@ -32,10 +33,16 @@ extension TableService {
             } else {
                 id = body.id ?? ids.next()
             }
-            if let existing = w.row(id: id) { return .conflict(existing, status: 409) }
-            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns, learns: c.table.dynamicSchema)
+            if let existing = w.row(id: id) {
+                // Another user's row: its id is taken, but nothing of it is shown (see the README).
+                guard c.ownership.sees(existing) else {
+                    throw ServiceError(409, "The id '\(c.table.idType.display(id))' is already used in the table '\(c.table.name)'; choose another id.")
+                }
+                return .conflict(existing, status: 409)
+            }
+            try SchemaCheck.apply(columns, to: &w, maximumColumns: configuration.maxColumns, learns: c.table.dynamicSchema)
             let stamp = w.nextStamp()
-            let row = StoredRow(id: id, columns: body.columns, createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt,
+            let row = StoredRow(id: id, columns: columns, createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt,
                                 version: stamp.version, deleted: false)
             w.put(row)
             return .stored(row)
@@ -49,7 +56,7 @@ extension TableService {
 
     func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
         let found = try storageRead(c.table.name) { snapshot in (row: snapshot.row(id: id), schema: snapshot.schema) }
-        guard let found, let row = found.row, !row.deleted || c.query.includeDeleted else {
+        guard let found, let row = found.row, c.ownership.sees(row), !row.deleted || c.query.includeDeleted else {
             throw .notFound("The item '\(c.table.idType.display(id))' does not exist.")
         }
         if c.generation == .mobileServices, let tag = c.request.headers["If-None-Match"]?.trimmingWhitespace(),
@@ -62,6 +69,7 @@ extension TableService {
     func update(_ c: RequestContext, id urlID: String?) throws(ServiceError) -> HTTPResponse {
         let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .update,
                                      integerIDs: c.table.idType == .autoIncrement)
+        let columns = try c.ownership.columns(body.columns, table: c.table.name, inserting: false)
         let id: String
         if let urlID {
             if let bodyID = body.id, !ItemID.same(bodyID, urlID) {
@@ -74,12 +82,12 @@ extension TableService {
         }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
-            guard var row = w.row(id: id), !row.deleted else { return .missing }
+            guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
-            if body.columns.isEmpty { return .unchanged(row) }
-            try SchemaCheck.apply(body.columns, to: &w, maximumColumns: configuration.maxColumns, learns: c.table.dynamicSchema)
+            if columns.isEmpty { return .unchanged(row) }
+            try SchemaCheck.apply(columns, to: &w, maximumColumns: configuration.maxColumns, learns: c.table.dynamicSchema)
             let stamp = w.nextStamp()
-            for (name, value) in body.columns { row.columns[name] = value }
+            for (name, value) in columns { row.columns[name] = value }
             row.updatedAt = stamp.updatedAt
             row.version = stamp.version
             w.put(row)
@@ -97,7 +105,7 @@ extension TableService {
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let soft = c.table.softDelete
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
-            guard var row = w.row(id: id), !row.deleted else { return .missing }
+            guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             let stamp = w.nextStamp()
             if soft {
@@ -126,7 +134,7 @@ extension TableService {
         guard c.table.softDelete else { throw .badRequest("The table '\(c.table.name)' does not keep deleted items, so nothing can be undeleted.") }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
-            guard var row = w.row(id: id) else { return .missing }
+            guard var row = w.row(id: id), c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             guard row.deleted else { return .unchanged(row) }
             let stamp = w.nextStamp()

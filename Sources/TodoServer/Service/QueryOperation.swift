@@ -6,7 +6,7 @@ import TodoModel
 /// table's lock.
 extension TableService {
     func runQuery(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
-        let plan = try QueryPlan(c.query, pageSize: configuration.pageSize)
+        let plan = try QueryPlan(c.query, pageSize: configuration.pageSize, owner: c.ownership)
         guard let taken = try storageRead(c.table.name, { plan.take(from: $0) }) else {
             throw .notFound("The table '\(c.table.name)' does not exist.")
         }

@@ -35,8 +35,11 @@ struct QueryPlan {
     let order: OrderBy
     let pullShape: PullShape?
     let idLookup: IDLookup?
+    /// Owner mode: the rows of other users are not there for this query (issue 17).
+    let ownership: RowOwnership
 
-    init(_ query: QueryParameters, pageSize: Int) throws(ServiceError) {
+    init(_ query: QueryParameters, pageSize: Int, owner ownership: RowOwnership = .everyRow) throws(ServiceError) {
+        self.ownership = ownership
         do {
             options = try ODataQueryOptions(filter: query.filter, orderBy: query.orderby, top: query.top, skip: query.skip,
                                             inlineCount: query.inlinecount)
@@ -87,7 +90,7 @@ struct QueryPlan {
             return selection
         case .unsorted(let schema, let rows):
             let matching = rows.filter { row in
-                (includeDeleted || !row.deleted) && (options.filter?.matches(RowValues(row, schema)) ?? true)
+                visible(row) && (options.filter?.matches(RowValues(row, schema)) ?? true)
             }
             let keyed = matching.map { (order.keyValues(of: RowValues($0, schema)), $0) }
             let sorted = keyed.sorted { order.compare($0.0, $1.0) < 0 }.map(\.1)
@@ -103,7 +106,7 @@ struct QueryPlan {
         var rows: [StoredRow] = []
         var skipped = 0
         let examined = snapshot.scan(updatedAfter: shape.lowerBound.map { $0.updatedAt.milliseconds }, inclusive: true) { row in
-            if !includeDeleted && row.deleted { return true }
+            if !visible(row) { return true }
             if let bound = shape.lowerBound, !bound.admits(updatedAt: WireInstant(milliseconds: row.updatedAt), id: row.id) {
                 return true
             }
@@ -124,7 +127,7 @@ struct QueryPlan {
     /// can match, so it is looked up, not scanned for. O(log n).
     private func oneRow(_ lookup: IDLookup, _ snapshot: TableSnapshot) -> QuerySelection {
         let matching = snapshot.row(id: lookup.id).map { [$0] } ?? []
-        let rows = matching.filter { (includeDeleted || !$0.deleted) && (options.filter?.matches(RowValues($0, snapshot.schema)) ?? true) }
+        let rows = matching.filter { visible($0) && (options.filter?.matches(RowValues($0, snapshot.schema)) ?? true) }
         var selection = page(Array(rows.dropFirst(min(skip, rows.count)).prefix(top + 1)), snapshot.schema, count: countAll ? rows.count : nil)
         selection.examined = matching.count
         return selection
@@ -136,12 +139,17 @@ struct QueryPlan {
         var rows: [StoredRow] = []
         let schema = snapshot.schema
         snapshot.forEachRowInIDOrder { row in
-            guard includeDeleted || !row.deleted, options.filter?.matches(RowValues(row, schema)) ?? true else { return true }
+            guard visible(row), options.filter?.matches(RowValues(row, schema)) ?? true else { return true }
             if matched >= skip && rows.count <= top { rows.append(row) }
             matched += 1
             return countAll || rows.count <= top
         }
         return page(rows, snapshot.schema, count: countAll ? matched : nil)
+    }
+
+    /// The deleted rule (§7.2) and owner mode: whether a row is there for this query at all.
+    private func visible(_ row: StoredRow) -> Bool {
+        (includeDeleted || !row.deleted) && ownership.sees(row)
     }
 
     /// At most `top` rows; one more than that means another page follows.

@@ -2,6 +2,13 @@
 public struct ServiceConfiguration: Sendable {
     /// When set, every non-OPTIONS request must carry it as X-ZUMO-APPLICATION (protocol §3.8).
     public var appKey: String?
+    /// When set, X-ZUMO-MASTER with it makes a request admin (issue 17 item 7).
+    public var masterKey: String?
+    /// Who may do what to each table (`--access-config`); nil: today's rule, the app key for
+    /// everything when there is one, else public (`AccessPolicy.builtIn`).
+    public var access: AccessPolicy?
+    /// The users whose tokens X-ZUMO-AUTH carries; nil: no token is valid.
+    public var users: UserDirectory?
     /// Tables created at start, matched ignoring case.
     public var tables: [String] = ["todoitem"]
     /// Settings of the tables in `tables`, by lower-case name (issue 17 item 6); a table without an
@@ -24,4 +31,6 @@ public struct ServiceConfiguration: Sendable {
     public var serverVersion = "todo-server/0.1.0"
 
     public init() {}
+
+    var accessPolicy: AccessPolicy { access ?? .builtIn(hasAppKey: appKey != nil) }
 }

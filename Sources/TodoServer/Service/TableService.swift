@@ -9,11 +9,13 @@ public final class TableService: Sendable {
     let configuration: ServiceConfiguration
     let storage: TableStorage
     let ids: IDGenerator
+    let access: AccessPolicy
 
     public init(configuration: ServiceConfiguration, storage: TableStorage, ids: IDGenerator = .live) throws {
         self.configuration = configuration
         self.storage = storage
         self.ids = ids
+        access = configuration.accessPolicy
         try TableSetup.prepare(configuration, storage)
     }
 
@@ -65,9 +67,8 @@ public final class TableService: Sendable {
         }
         let gen = try GenerationSelector.select(target.queryItems, request.headers, configuration)
         generation = gen
-        if let key = configuration.appKey, !AppKeyCheck.matches(request.headers["X-ZUMO-APPLICATION"], key) {
-            throw ServiceError(401, "Unauthorized")
-        }
+        let caller = try CredentialCheck.caller(request.headers, configuration)
+        let ownership = try authorize(caller, route, request.method, gen)
         let table = try table(route, request)
         found = table
         let operation = try Self.operation(request.method, route, gen)
@@ -86,7 +87,7 @@ public final class TableService: Sendable {
         }
         let query = try QueryParameters.parse(target.queryItems, generation: gen, byID: id != nil)
         let context = RequestContext(request: request, target: target, generation: gen, table: table, query: query,
-                                     baseURL: baseURL(request))
+                                     baseURL: baseURL(request), ownership: ownership)
         switch operation {
         case .query: return try runQuery(context)
         case .insert: return try insert(context)
@@ -94,6 +95,26 @@ public final class TableService: Sendable {
         case .update: return try update(context, id: id)
         case .delete: return try delete(context, id: id!)
         case .undelete: return try undelete(context, id: id!)
+        }
+    }
+
+    /// Check 6, permissions (issue 17 item 7): before the table is looked up, so a caller without
+    /// access learns nothing of which tables exist. A method that names no operation (a 405 later)
+    /// needs the lowest level among the table's operations. Returns which rows the request sees.
+    private func authorize(_ caller: Caller, _ route: Route, _ method: String, _ generation: Generation)
+        throws(ServiceError) -> RowOwnership
+    {
+        let tableAccess = access.table(route.table)
+        guard let operation = (try? Self.operation(method, route, generation))?.access else {
+            let lowest = AccessOperation.allCases.map(tableAccess.level).min() ?? .admin
+            guard caller.level >= lowest else {
+                throw ServiceError(401, "Unauthorized: the table '\(route.table)' needs \(lowest.credential).")
+            }
+            return .everyRow
+        }
+        switch AccessDecision.decide(caller, operation, tableAccess) {
+        case .allow(let owner): return RowOwnership(ownerMode: tableAccess.owner, owner: owner)
+        case .refuse(let needed): throw CredentialCheck.refusal(operation, table: route.table, needed: needed)
         }
     }
 
@@ -120,7 +141,20 @@ public final class TableService: Sendable {
         do { return try storage.read(table, body) } catch { throw .storageUnavailable(error) }
     }
 
-    enum Operation { case query, insert, read, update, delete, undelete }
+    enum Operation {
+        case query, insert, read, update, delete, undelete
+
+        /// The operation permissions name (a query is a read).
+        var access: AccessOperation {
+            switch self {
+            case .query, .read: .read
+            case .insert: .insert
+            case .update: .update
+            case .delete: .delete
+            case .undelete: .undelete
+            }
+        }
+    }
 
     /// Check 8: the method on the route (protocol §5.1).
     static func operation(_ method: String, _ route: Route, _ generation: Generation) throws(ServiceError) -> Operation {
@@ -215,6 +249,8 @@ struct RequestContext {
     var table: TableTarget
     var query: QueryParameters
     var baseURL: String
+    /// Which rows the request sees (owner mode, issue 17).
+    var ownership: RowOwnership
 
     var renderer: RowRenderer {
         RowRenderer(generation: generation, systemProperties: query.systemProperties, select: query.select)

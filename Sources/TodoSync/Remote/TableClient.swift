@@ -20,7 +20,7 @@ public struct TableClient: Sendable {
     private let commonHeaders: [(String, String)]
 
     public init(transport: any HTTPTransport, generation: Generation, basePath: String, appKey: String?,
-                installationID: String, todoVersion: String, retry: RetryPolicy = RetryPolicy()) {
+                authToken: String? = nil, installationID: String, todoVersion: String, retry: RetryPolicy = RetryPolicy()) {
         self.transport = transport
         self.generation = generation
         self.basePath = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
@@ -33,6 +33,7 @@ public struct TableClient: Sendable {
         ]
         if generation == .mobileApps { headers.append(("ZUMO-API-VERSION", "2.0.0")) }
         if let appKey, !appKey.isEmpty { headers.append(("X-ZUMO-APPLICATION", appKey)) }
+        if let authToken, !authToken.isEmpty { headers.append(("X-ZUMO-AUTH", authToken)) }
         commonHeaders = headers
     }
 

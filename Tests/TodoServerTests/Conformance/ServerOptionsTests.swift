@@ -58,6 +58,39 @@ import TodoTestSupport
             == "TODO_SERVER_APP_KEY is set but empty: unset it to serve without a key, or set it to the key")
     }
 
+    @Test func theMasterKeyFromAFileOrTheEnvironmentNeverTheCommandLine() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let path = dir.sub("master")
+        try LocalFileSystem().writeFile(path, Array("m4ster\n".utf8), sync: false)
+        chmod(path, 0o600)
+        let options = try ServerOptions.parse(["--master-key-file", path], environment: ["TODO_SERVER_MASTER_KEY": "env"])
+        #expect(options.service.masterKey == "m4ster" && options.warnings.isEmpty)
+        #expect(try ServerOptions.parse([], environment: ["TODO_SERVER_MASTER_KEY": "env"]).service.masterKey == "env")
+        #expect(try ServerOptions.parse([], environment: [:]).service.masterKey == nil)
+        chmod(path, 0o640)
+        #expect(try ServerOptions.parse(["--master-key-file", path], environment: [:]).warnings
+            == ["warning: the master key file '\(path)' can be read by other users (mode 640); run: chmod 600 '\(path)'"])
+        #expect(Self.problem(["--master-key", "m"]) == "unknown option '--master-key'")
+        #expect(Self.problem(["--master-key-file", dir.sub("none")]) == "the master key file '\(dir.sub("none"))' does not exist")
+        #expect(Self.problem([], ["TODO_SERVER_MASTER_KEY": "k", "TODO_SERVER_APP_KEY": "k"])
+            == "the master key is the app key: every app key holder would be admin; give the master key a value of its own")
+    }
+
+    @Test func theAccessConfigIsReadAndCheckedAtStartUp() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let path = dir.sub("access.json")
+        try LocalFileSystem().writeFile(path, Array(#"{"tables": {"todoitem": {"delete": "admin", "owner": true}}}"#.utf8), sync: false)
+        let options = try ServerOptions.parse(["--access-config", path], environment: ["TODO_SERVER_MASTER_KEY": "m"])
+        #expect(options.service.access?.table("todoitem").owner == true)
+        #expect(options.service.access?.table("todoitem").level(.read) == .user)
+        #expect(Self.problem(["--access-config", path])
+            == "the access config '\(path)': 'tables.todoitem.delete' is 'admin', but the server has no master key, so nobody "
+            + "could do it: give --master-key-file FILE (or TODO_SERVER_MASTER_KEY)")
+        #expect(Self.problem(["--access-config"]) == "option '--access-config' needs a value")
+    }
+
     @Test func limitAndConnectionOptions() throws {
         let o = try ServerOptions.parse(["--max-tables", "5", "--max-columns", "10", "--max-rows-per-table", "100",
                                          "--max-row-size", "64K", "--max-memory", "512M", "--max-connections", "200",

@@ -129,7 +129,7 @@ import TodoTestSupport
 
     @Test("a redirect (exit 1, naming the Location), 401 or 5xx (exit 4) stops the pull; nothing changes", arguments: [
         Stop(status: 301, exit: 1, message: "https://elsewhere.example/tables/todoitem", attempts: 1),
-        Stop(status: 401, exit: 4, message: "credentials", attempts: 1),
+        Stop(status: 401, exit: 4, message: "error: the server refused the token/key (401): scripted; check 'todo remote set --token-file FILE' (a user's token) or '--app-key-file FILE' (the app key)\n", attempts: 1),
         Stop(status: 503, exit: 4, message: "503", attempts: 3),
     ])
     func stops(_ stop: Stop) throws {
