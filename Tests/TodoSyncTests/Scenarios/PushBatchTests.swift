@@ -85,13 +85,20 @@ import TodoTestSupport
             (try? JSONValue.parse(request.body))?["id"]?.stringValue == "x4" ? Scripted.answer(401, ["error": "key revoked"]) : nil
         }
         let push = a.expect(4, "push")
-        #expect(log.seen.withLock { $0.count } == 10)
+        // Usually all ten are on the wire before the 401 is read; on a loaded machine the sender
+        // may be descheduled mid-burst, and what was not yet sent stays queued. Either way: every
+        // request sent had its marker committed first, every answer to one is committed, and
+        // what was not sent is queued with no marker. x0…x4 always go out (x4 is the one refused).
+        let sent = Set(log.seen.withLock { $0.map(\.id) })
         #expect(log.seen.withLock { $0.allSatisfy(\.sealed) })
-        #expect(world.rows().compactMap { $0["id"]?.stringValue }.sorted() == (0..<10).filter { $0 != 4 }.map { "x\($0)" })
+        #expect(sent.isSuperset(of: (0...4).map { "x\($0)" }), "\(sent)")
+        let accepted = sent.subtracting(["x4"])
+        #expect(Set(world.rows().compactMap { $0["id"]?.stringValue }) == accepted)
         let left = a.operations
-        #expect(left.compactMap { $0["id"]?.stringValue } == ["x4"], "\(push)")
+        #expect(left.compactMap { $0["id"]?.stringValue } == (0..<10).map { "x\($0)" }.filter { !accepted.contains($0) }, "\(push)")
         #expect(left.first?["attempted"] == false, "a 401 proves the insert did not land: its marker is cleared")
-        for i in [0, 3, 5, 9] { #expect(a.item("x\(i)")?["ms_version"] == world.row("x\(i)")?["version"]) }
+        #expect(left.allSatisfy { $0["attempted"] == false }, "what was never sent has no marker: \(left)")
+        for id in accepted { #expect(a.item(id)?["ms_version"] == world.row(id)?["version"]) }
         world.script(nil)
         a.expect(0, "push")
         #expect(world.rows().count == 10)
