@@ -107,7 +107,7 @@ public struct Doctor {
         let known: Set<String> = [StoreLayout.formatFile, StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile,
                                   AppKeyFile.name,
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
-                                  StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
+                                  StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory, StoreLayout.cacheDirectory]
         for name in entries("") where !known.contains(name) {
             problem(name, name == StoreLayout.journalFile ? Self.unfinishedCommit(notWritable) : "unexpected file")
         }
