@@ -108,7 +108,7 @@ public struct Doctor {
         let known: Set<String> = [StoreLayout.formatFile, StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile,
                                   SecretFile.appKey.name, SecretFile.authToken.name,
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
-                                  StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
+                                  StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory, StoreLayout.cacheDirectory]
         for name in entries("") where !known.contains(name) {
             problem(name, name == StoreLayout.journalFile ? Self.unfinishedCommit(notWritable) : "unexpected file")
         }

@@ -5,16 +5,51 @@ import TodoModel
 /// `doctor`) and for `push`, which must not overwrite one. Interactive commands (`add`, `show`,
 /// `edit`) only look at the item they touch (`history`).
 extension Store {
-    /// Every hand edit of a table (or of every table): reads every item file and operation.
+    /// Every hand edit of a table (or of every table). Reads every operation, and the item files
+    /// that changed since a scan last found them clean (`ItemStampCache`); then records the clean
+    /// ones for the next scan.
     public func handEdits(table: String? = nil) throws(StoreError) -> [HandEdit] {
-        var opsByItem: [String: [PendingOperation]] = [:]
-        for op in try operations(table: table) { opsByItem["\(op.table)/\(ItemID.key(op.id))", default: []].append(op) }
-        var edits: [HandEdit] = []
+        var opsByPath: [String: [PendingOperation]] = [:]
+        for op in try operations(table: table) { opsByPath[layout.item(op.table, op.id), default: []].append(op) }
+        let cache = ItemStampCache.load(self)
+        var seen = ItemStampCache()
+        seen.entries.reserveCapacity(cache.entries.count)
+        var added = false
+        var toRead: [String] = []
+        var tableOf: [String: String] = [:]
+        var stamps: [String: FileStamp] = [:]
         for t in try tables() where table == nil || t == table {
-            for file in try itemFiles(table: t) {
-                edits += handEdits(file, operations: opsByItem["\(t)/\(ItemID.key(file.item.id))"] ?? [], table: t)
+            let dir = layout.itemsDirectory(t)
+            let names = try list(dir).filter { $0.hasSuffix(".json") }
+            for (name, stamp) in zip(names, fs.stamps(in: layout.absolute(dir), names: names)) {
+                let path = dir + "/" + name
+                // An item with operations is read anyway: its operations are checked against it.
+                let stamp = opsByPath[path] == nil ? stamp : nil
+                if let stamp, cache.entries[path] == stamp {
+                    seen.entries[path] = stamp
+                    continue
+                }
+                toRead.append(path)
+                tableOf[path] = t
+                stamps[path] = stamp
             }
         }
+        var edits: [HandEdit] = []
+        for file in try readItemFiles(toRead, parallel: true) {
+            let ops = (opsByPath[file.path] ?? []).sorted { $0.sequence < $1.sequence }
+            let found = handEdits(file, operations: ops, table: tableOf[file.path] ?? "")
+            if found.isEmpty, let stamp = stamps[file.path] {
+                seen.entries[file.path] = stamp
+                added = true
+            }
+            edits += found
+        }
+        if let table {
+            let others = layout.itemsDirectory(table) + "/"
+            for (path, stamp) in cache.entries where !path.hasPrefix(others) { seen.entries[path] = stamp }
+        }
+        // Unchanged when nothing was added and every entry was met again.
+        if added || seen.entries.count != cache.entries.count { seen.save(self) }
         return edits.sorted { $0.path < $1.path }
     }
 

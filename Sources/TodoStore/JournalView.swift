@@ -64,6 +64,11 @@ struct JournalView: FileSystem {
 
     func isDirectory(_ path: String) -> Bool { added[path] != nil || base.isDirectory(path) }
     func isSymbolicLink(_ path: String) -> Bool { writes[path] == nil && base.isSymbolicLink(path) }
+    /// A file the journal rewrites has no stamp yet: read it.
+    func stamp(_ path: String) -> FileStamp? { writes[path] == nil ? base.stamp(path) : nil }
+    func stamps(in directory: String, names: [String]) -> [FileStamp?] {
+        zip(names, base.stamps(in: directory, names: names)).map { writes[directory.appendingPath($0)] == nil ? $1 : nil }
+    }
 
     func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) { throw readOnly("write", path) }
     func rename(_ from: String, to: String) throws(FileSystemError) { throw readOnly("rename", from) }

@@ -89,7 +89,7 @@ struct StoreSurvey {
         let initFiles: Set<String> = [StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile, StoreLayout.journalFile,
                                       SecretFile.appKey.name, SecretFile.authToken.name, SecretFile.gitignore,
                                       StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
-                                      StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory]
+                                      StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory, StoreLayout.cacheDirectory]
         unknown = (((try? fs.listDirectory(root)) ?? nil) ?? []).filter { !initFiles.contains($0) && !StoreLayout.isTemporary($0) }.sorted()
     }
 

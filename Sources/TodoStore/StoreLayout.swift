@@ -21,6 +21,9 @@ public struct StoreLayout: Sendable {
     public static let operationsDirectory = "operations"
     public static let conflictsDirectory = "conflicts"
     public static let receiptsDirectory = "receipts"
+    /// Derived data that can be deleted at any time (`ItemStampCache`).
+    public static let cacheDirectory = "cache"
+    public static let itemStampsFile = "cache/item-stamps"
 
     public func absolute(_ relative: String) -> String { root.appendingPath(relative) }
 

@@ -67,6 +67,7 @@ func snapshot(_ dir: String) -> [String: String] {
     func walk(_ path: String, _ relative: String) {
         for name in (try? fs.listDirectory(path)) ?? [] where name != "lock" {
             let child = path.appendingPath(name), rel = relative.isEmpty ? name : relative + "/" + name
+            if rel == ".todo/cache" { continue }  // derived data that reading commands may refresh (ItemStampCache)
             if fs.isDirectory(child) { walk(child, rel) } else { result[rel] = (try? fs.readFile(child)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } }
         }
     }

@@ -26,6 +26,11 @@ public protocol FileSystem: Sendable {
     /// Whether `path` itself is a symbolic link (not followed). `todo doctor` reports them: an
     /// atomic write replaces a link with a file, so the store and the link's target part ways.
     func isSymbolicLink(_ path: String) -> Bool
+    /// The file's stat(2) stamp, or nil when it is not a regular file or this file system cannot
+    /// say (then callers read the file). See `FileStamp`.
+    func stamp(_ path: String) -> FileStamp?
+    /// The stamps of these names in one folder, in order: as `stamp`, but cheaper for many.
+    func stamps(in directory: String, names: [String]) -> [FileStamp?]
 }
 
 /// A failed file-system call, with the path and the errno text: enough for a message that names

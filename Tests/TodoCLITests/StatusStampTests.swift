@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import Testing
+import TodoBasics
+import TodoModel
+import TodoStore
+import TodoTestSupport
+
+/// `status` and `diff` look for hand edits in every item file, but read only the files that
+/// changed since a scan found them clean (`.todo/cache/item-stamps`, as git's index): their cost
+/// follows the change, not the store. Counted in file reads, never timed.
+@Suite struct StatusStampTests {
+    /// The local file system, counting reads of item files.
+    final class ItemReads: FileSystem {
+        let base = LocalFileSystem()
+        let paths = Mutex<[String]>([])
+        var count: Int { paths.withLock { $0.count } }
+        func reset() { paths.withLock { $0 = [] } }
+
+        func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+            if path.contains("/items/") { paths.withLock { $0.append(path) } }
+            return try base.readFile(path)
+        }
+        func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) { try base.writeFile(path, bytes, sync: sync) }
+        func rename(_ from: String, to: String) throws(FileSystemError) { try base.rename(from, to: to) }
+        func removeFile(_ path: String) throws(FileSystemError) { try base.removeFile(path) }
+        func listDirectory(_ path: String) throws(FileSystemError) -> [String]? { try base.listDirectory(path) }
+        func createDirectory(_ path: String) throws(FileSystemError) { try base.createDirectory(path) }
+        func syncDirectory(_ path: String) throws(FileSystemError) { try base.syncDirectory(path) }
+        func syncFileSystem(_ path: String) throws(FileSystemError) { try base.syncFileSystem(path) }
+        func fileExists(_ path: String) -> Bool { base.fileExists(path) }
+        func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+        func isSymbolicLink(_ path: String) -> Bool { base.isSymbolicLink(path) }
+        func stamp(_ path: String) -> FileStamp? { base.stamp(path) }
+    }
+
+    static let itemsDir = ".todo/tables/todoitem/items"
+
+    /// A synced store of `count` items (no pending operation), whose files are older than any
+    /// cache written from now on: file times are coarse (a clock tick), and a file from the same
+    /// tick as the cache is read again every time (git's "racily clean" rule).
+    static func store(items count: Int) throws -> (TempDirectory, CLIHarness, ItemReads) {
+        let (dir, _) = try HandEditTests.synced()
+        let store = try ConflictStores.open(dir.path)
+        var tx = try store.transaction()
+        for n in 0..<count {
+            tx.putItem(Item(id: "item-\(n)", fields: ["text": .string("item \(n)")]), table: "todoitem")
+        }
+        try store.commit(tx)
+        store.close()
+        usleep(50_000)
+        let reads = ItemReads()
+        return (dir, CLIHarness(directory: dir.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"], fs: reads), reads)
+    }
+
+    static func itemFiles(_ dir: String) -> [String] {
+        ((try? LocalFileSystem().listDirectory(dir + "/" + itemsDir)) ?? nil ?? []).filter { $0.hasSuffix(".json") }
+    }
+
+    @Test func statusReadsOnlyTheItemFilesThatChanged() throws {
+        let (dir, cli, reads) = try Self.store(items: 40)
+        defer { dir.remove() }
+        let total = Self.itemFiles(dir.path).count
+        #expect(total == 42)
+
+        #expect(cli.run("status").code == 0)
+        #expect(reads.count == total, "the first scan reads every item file")
+        reads.reset()
+        #expect(cli.run("status").code == 0)
+        #expect(cli.run("diff").code == 0)
+        #expect(reads.count == 0, "unchanged files are not read again: \(reads.paths.withLock { $0 })")
+
+        // An edit in place that keeps the size is seen (mtime and ctime moved).
+        try HandEditTests.handEdit(dir.path, HandEditTests.d265File, "Mobile Services is Cool!", "Mobile Services is COOL!")
+        reads.reset()
+        let status = cli.run("status", "--short")
+        #expect(status.out.hasSuffix("H  todoitem  D265929E  text changed\n"), "\(status)")
+        #expect(reads.paths.withLock { $0 }.map { $0.lastPathComponent } == ["d265929e-b17b-42d1-8fab-d0adf26486fa.json"])
+        reads.reset()
+        #expect(cli.run("status", "--short").out.hasSuffix("H  todoitem  D265929E  text changed\n"), "a file with a hand edit is never taken as clean")
+        #expect(reads.count == 1)
+    }
+
+    /// An edit that keeps the size and puts the old mtime back (`touch -d`) still moves ctime.
+    @Test func anEditThatRestoresTheModificationTimeIsSeen() throws {
+        let (dir, cli, _) = try Self.store(items: 3)
+        defer { dir.remove() }
+        let path = dir.path + "/.todo/" + HandEditTests.d265File
+        var before = stat()
+        #expect(stat(path, &before) == 0)
+        #expect(cli.run("status").code == 0)
+        #expect(cli.run("status", "--short").out == "## http://127.0.0.1:8080 (mobile-apps)\n")
+        usleep(20_000)
+        try HandEditTests.handEdit(dir.path, HandEditTests.d265File, "Mobile Services is Cool!", "Mobile Services is COOL!")
+        var times = [before.st_atim, before.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        #expect(cli.run("status", "--short").out.hasSuffix("H  todoitem  D265929E  text changed\n"))
+    }
+
+    /// A file whose times are not older than the cache may have changed after it was stamped in
+    /// the same clock tick: it is read every time until a later cache is newer than it.
+    @Test func aFileAsNewAsTheCacheIsReadAgain() throws {
+        let (dir, cli, reads) = try Self.store(items: 3)
+        defer { dir.remove() }
+        #expect(cli.run("status").code == 0)
+        let path = dir.path + "/.todo/tables/todoitem/items/item-1.json"
+        var st = stat()
+        #expect(stat(dir.path + "/.todo/cache/item-stamps", &st) == 0)
+        // Same content and inode, mtime in the cache's own tick: racily clean.
+        var times = [st.st_mtim, st.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        reads.reset()
+        #expect(cli.run("status").code == 0)
+        #expect(reads.paths.withLock { $0 }.map { $0.lastPathComponent } == ["item-1.json"])
+    }
+
+    @Test func aDamagedCacheIsIgnoredAndRewritten() throws {
+        let (dir, cli, reads) = try Self.store(items: 5)
+        defer { dir.remove() }
+        #expect(cli.run("status").code == 0)
+        let cache = dir.path + "/.todo/cache/item-stamps"
+        let fs = LocalFileSystem()
+        var text = String(decoding: try #require(try fs.readFile(cache)), as: UTF8.self)
+        #expect(text.hasPrefix("todo item stamps 1\n.todo") == false && text.hasPrefix("todo item stamps 1\ntables/todoitem/items/"))
+        text += "tables/todoitem/items/item-1.json 1 2 3\n"  // four fields: damaged
+        try fs.writeFile(cache, Array(text.utf8), sync: false)
+        reads.reset()
+        #expect(cli.run("status", "--short").out == "## http://127.0.0.1:8080 (mobile-apps)\n")
+        #expect(reads.count == 7, "a damaged cache is no cache")
+        #expect(fs.fileExists(dir.path + "/.todo/cache/.gitignore"))
+        #expect(cli.run("doctor").code == 0, "doctor knows the cache folder")
+    }
+}
