@@ -218,8 +218,13 @@ extension Store {
     /// What the collapse rules need to know about one item. A hand edit of the item file, or of
     /// its last operation's copy to send, is refused (`.editedByHand`) or noted in `handEditLog`.
     public func history(table: String, id: String) throws(StoreError) -> ItemHistory {
+        try history(table: table, id: id, operations: try operations(table: table, id: id))
+    }
+
+    /// As `history(table:id:)`, with the item's operations already read: for a caller that reads
+    /// the whole queue once (`diff`), instead of listing the operations folder for every item.
+    public func history(table: String, id: String, operations ops: [PendingOperation]) throws(StoreError) -> ItemHistory {
         let file = try itemFile(table: table, id: id)
-        let ops = try operations(table: table, id: id)
         for edit in handEdits(file, operations: ops, table: table) { try met(edit) }
         return ItemHistory(table: table, id: id, item: file?.item, operations: ops, hasConflict: hasConflict(table: table, id: id))
     }

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 import Testing
 import TodoBasics
 import TodoModel
@@ -12,28 +11,12 @@ import TodoTestSupport
 /// changed since a scan found them clean (`.todo/cache/item-stamps`, as git's index): their cost
 /// follows the change, not the store. Counted in file reads, never timed.
 @Suite struct StatusStampTests {
-    /// The local file system, counting reads of item files.
-    final class ItemReads: FileSystem {
-        let base = LocalFileSystem()
-        let paths = Mutex<[String]>([])
-        var count: Int { paths.withLock { $0.count } }
-        func reset() { paths.withLock { $0 = [] } }
-
-        func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
-            if path.contains("/items/") { paths.withLock { $0.append(path) } }
-            return try base.readFile(path)
-        }
-        func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) { try base.writeFile(path, bytes, sync: sync) }
-        func rename(_ from: String, to: String) throws(FileSystemError) { try base.rename(from, to: to) }
-        func removeFile(_ path: String) throws(FileSystemError) { try base.removeFile(path) }
-        func listDirectory(_ path: String) throws(FileSystemError) -> [String]? { try base.listDirectory(path) }
-        func createDirectory(_ path: String) throws(FileSystemError) { try base.createDirectory(path) }
-        func syncDirectory(_ path: String) throws(FileSystemError) { try base.syncDirectory(path) }
-        func syncFileSystem(_ path: String) throws(FileSystemError) { try base.syncFileSystem(path) }
-        func fileExists(_ path: String) -> Bool { base.fileExists(path) }
-        func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
-        func isSymbolicLink(_ path: String) -> Bool { base.isSymbolicLink(path) }
-        func stamp(_ path: String) -> FileStamp? { base.stamp(path) }
+    /// Reads of item files, through `CountingFileSystem`.
+    final class ItemReads: Sendable {
+        let fs = CountingFileSystem()
+        var paths: [String] { fs.reads(containing: "/items/") }
+        var count: Int { paths.count }
+        func reset() { fs.reset() }
     }
 
     static let itemsDir = ".todo/tables/todoitem/items"
@@ -52,7 +35,7 @@ import TodoTestSupport
         store.close()
         usleep(50_000)
         let reads = ItemReads()
-        return (dir, CLIHarness(directory: dir.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"], fs: reads), reads)
+        return (dir, CLIHarness(directory: dir.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"], fs: reads.fs), reads)
     }
 
     static func itemFiles(_ dir: String) -> [String] {
@@ -70,14 +53,14 @@ import TodoTestSupport
         reads.reset()
         #expect(cli.run("status").code == 0)
         #expect(cli.run("diff").code == 0)
-        #expect(reads.count == 0, "unchanged files are not read again: \(reads.paths.withLock { $0 })")
+        #expect(reads.count == 0, "unchanged files are not read again: \(reads.paths)")
 
         // An edit in place that keeps the size is seen (mtime and ctime moved).
         try HandEditTests.handEdit(dir.path, HandEditTests.d265File, "Mobile Services is Cool!", "Mobile Services is COOL!")
         reads.reset()
         let status = cli.run("status", "--short")
         #expect(status.out.hasSuffix("H  todoitem  D265929E  text changed\n"), "\(status)")
-        #expect(reads.paths.withLock { $0 }.map { $0.lastPathComponent } == ["d265929e-b17b-42d1-8fab-d0adf26486fa.json"])
+        #expect(reads.paths.map { $0.lastPathComponent } == ["d265929e-b17b-42d1-8fab-d0adf26486fa.json"])
         reads.reset()
         #expect(cli.run("status", "--short").out.hasSuffix("H  todoitem  D265929E  text changed\n"), "a file with a hand edit is never taken as clean")
         #expect(reads.count == 1)
@@ -113,7 +96,7 @@ import TodoTestSupport
         #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         reads.reset()
         #expect(cli.run("status").code == 0)
-        #expect(reads.paths.withLock { $0 }.map { $0.lastPathComponent } == ["item-1.json"])
+        #expect(reads.paths.map { $0.lastPathComponent } == ["item-1.json"])
     }
 
     @Test func aDamagedCacheIsIgnoredAndRewritten() throws {
