@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Helper of .ci/bench/scale.sh (standard library only).
+
+  scale_load.py synced DOTTODO N    write N items as a pull leaves them (system properties and
+                                    ms_written, no operation) into an empty replica (`todo init`)
+Pending inserts are written by sync_load.py's `replica` mode; ids are the same in both:
+str(uuid.UUID(int=i + 1, version=4)).
+"""
+import base64
+import json
+import os
+import sys
+import uuid
+
+
+def synced(dottodo, n):
+    items = os.path.join(dottodo, "tables", "todoitem", "items")
+    os.makedirs(items, exist_ok=True)
+    if os.listdir(items):
+        sys.exit("synced: %s is not an empty replica" % dottodo)
+    for i in range(n):
+        id = str(uuid.UUID(int=i + 1, version=4))
+        fields = {"complete": False, "text": "item %d" % i}
+        written = base64.b64encode(json.dumps(fields, separators=(",", ":"), sort_keys=True).encode()).decode()
+        version = base64.b64encode((i + 1).to_bytes(8, "big")).decode()
+        with open(os.path.join(items, id + ".json"), "w") as f:
+            f.write('{\n  "complete": false,\n  "id": "%s",\n  "ms_createdAt": "2024-05-01T09:00:00.000Z",\n'
+                    '  "ms_updatedAt": "2024-05-01T09:00:00.000Z",\n  "ms_version": "%s",\n'
+                    '  "ms_written": "%s",\n  "text": "item %d"\n}\n' % (id, version, written, i))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "synced":
+        synced(sys.argv[2], int(sys.argv[3]))
+    else:
+        sys.exit(__doc__)
