@@ -70,7 +70,7 @@ public struct SecretFile: Sendable {
         let temp = AtomicFile.tempPath(for: path)
         do {
             if let secret {
-                try Self.createPrivate(temp)
+                try PrivateFile.create(temp)
                 try AtomicFile.write(Array((secret + "\n").utf8), to: path, in: store.fs)
                 try ensureIgnored(store)
             } else {
@@ -88,21 +88,6 @@ public struct SecretFile: Sendable {
         guard let stored, stored.isOpenToOthers else { return nil }
         return "warning: \(store.displayPath(name)) can be read by other users (mode "
             + String(stored.mode, radix: 8).leftPadded(to: 4) + "); run: chmod 600 '\(store.layout.absolute(name))'"
-    }
-
-    /// Creates `path` empty with mode 0600, or makes an existing one so: the file system writes
-    /// into it without changing its mode.
-    static func createPrivate(_ path: String) throws(FileSystemError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let code = errno
-            throw FileSystemError(operation: "create", path: path, code: code, reason: errnoText(code))
-        }
-        defer { close(fd) }
-        guard fchmod(fd, 0o600) == 0 else {
-            let code = errno
-            throw FileSystemError(operation: "chmod", path: path, code: code, reason: errnoText(code))
-        }
     }
 
     /// Writes `.todo/.gitignore` naming every secret file, or adds this one's name to a
