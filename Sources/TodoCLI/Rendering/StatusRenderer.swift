@@ -35,7 +35,7 @@ enum StatusRenderer {
             lines.append("  (use \"todo diff <id>\" to compare the copies)")
             lines.append("  (use \"todo resolve <id> --use-client|--use-server|--merge\" to settle them)")
             for c in r.conflicts {
-                lines.append("  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)\(c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", "))")
+                lines.append("  \(c.table)  \(r.short.of(c.id, table: c.table))  \(c.kindDescription)\(c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", "))")
             }
         }
         if !r.handEdits.isEmpty {
@@ -43,7 +43,7 @@ enum StatusRenderer {
             lines.append("Edited by hand, not recorded as changes: \(r.handEdits.count)")
             lines.append("  (use \"todo edit <id> --adopt\" to record the edit as a change, \"todo edit <id> --discard\" to put back what todo wrote)")
             lines.append("  (until then, changes to these items stop, and so does a push or pull that would overwrite them)")
-            for e in r.handEdits { lines.append("  \(e.table)  \(ShortID.of(e.id))  \(e.summary)") }
+            for e in r.handEdits { lines.append("  \(e.table)  \(r.short.of(e.id, table: e.table))  \(e.summary)") }
         }
         let queries = r.tables.flatMap { t in t.queries.keys.sorted().map { (t.name, $0, t.queries[$0]!) } }
         lines.append("")
@@ -73,10 +73,10 @@ enum StatusRenderer {
         for op in r.pending {
             let letter = op.kind == .insert ? "I" : op.kind == .update ? "U" : "D"
             let id = IDEncoding.decode(op.encodedID) ?? op.encodedID
-            lines.append("\(letter)\(held.contains(op.sequence) ? "!" : " ") \(op.table)  \(ShortID.of(id))  #\(op.sequence)")
+            lines.append("\(letter)\(held.contains(op.sequence) ? "!" : " ") \(op.table)  \(r.short.of(id, table: op.table))  #\(op.sequence)")
         }
-        for c in r.conflicts { lines.append("C  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)") }
-        for e in r.handEdits { lines.append("H  \(e.table)  \(ShortID.of(e.id))  \(e.summary)") }
+        for c in r.conflicts { lines.append("C  \(c.table)  \(r.short.of(c.id, table: c.table))  \(c.kindDescription)") }
+        for e in r.handEdits { lines.append("H  \(e.table)  \(r.short.of(e.id, table: e.table))  \(e.summary)") }
         return lines
     }
 }
