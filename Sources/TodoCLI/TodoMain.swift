@@ -27,7 +27,10 @@ public enum TodoMain {
             return ExitCode.ok
         }
         guard let command = CommandTable.find(name) else {
-            report(.usage("'\(name)' is not a todo command", command: "--help").withHint("see 'todo --help' for the list of commands"), ctx)
+            let known = CommandTable.all.map { type -> String in type.name }
+            let hint = Suggestion.hint(for: name, among: known, prefix: "todo ").map { $0 + " ('todo --help' lists every command)" }
+                ?? "see 'todo --help' for the list of commands"
+            report(.usage("'\(name)' is not a todo command", command: "--help").withHint(hint), ctx)
             return ExitCode.usage
         }
         let rest = Array(arguments.dropFirst())
