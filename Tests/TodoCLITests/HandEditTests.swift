@@ -51,7 +51,7 @@ import TodoTestSupport
         #expect(status.out.contains("""
 
             Edited by hand, not recorded as changes: 1
-              (use "todo edit <id> --adopt" to record the edit as a change, "todo edit <id> --discard" to put back what todo wrote)
+              (use "todo edit D265 --adopt" to record the edit as a change, "todo edit D265 --discard" to put back what todo wrote)
               (until then, changes to these items stop, and so does a push or pull that would overwrite them)
               todoitem  D265  text changed
 

@@ -24,7 +24,10 @@ struct StatusCommand: Command {
             let onlyTable = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
             var report: StatusReport
             do throws(StoreError) { report = try StatusReport.load(s, table: onlyTable, withOperations: wantJSON) } catch { throw .store(error) }
-            if !wantJSON { report.short = try TableShortIDs.load(s, tables: report.pending.map(\.table) + report.conflicts.map(\.table) + report.handEdits.map(\.table)) }
+            if !wantJSON {
+                report.short = try TableShortIDs.load(s, tables: report.pending.map(\.table) + report.conflicts.map(\.table) + report.handEdits.map(\.table))
+                report.resolveHint = ResolveHint.command(report.conflicts, s)
+            }
             return report
         }
         if wantJSON {
@@ -50,6 +53,8 @@ struct StatusReport {
     var handEdits: [HandEdit]
     /// How each id is shown: cut against its own table's ids.
     var short = TableShortIDs()
+    /// The command that settles the open conflicts (`ResolveHint`).
+    var resolveHint: String?
 
     static func load(_ store: Store, table: String?, withOperations: Bool) throws(StoreError) -> StatusReport {
         let names = try store.operationNames().filter { table == nil || $0.table == table }
