@@ -1,7 +1,9 @@
+import TodoBasics
+
 /// The entry point: parse the command name, dispatch, and turn every outcome into an exit code.
 /// This is the only place that assigns exit codes to errors.
 public enum TodoMain {
-    public static let version = "0.1.0"
+    public static let version = TodoVersion.current
 
     public static func run(_ arguments: [String], context ctx: CommandContext) -> Int32 {
         let code = dispatch(arguments, ctx)
