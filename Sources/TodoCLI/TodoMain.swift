@@ -1,7 +1,9 @@
+import TodoBasics
+
 /// The entry point: parse the command name, dispatch, and turn every outcome into an exit code.
 /// This is the only place that assigns exit codes to errors.
 public enum TodoMain {
-    public static let version = "0.1.0"
+    public static let version = TodoVersion.current
 
     public static func run(_ arguments: [String], context ctx: CommandContext) -> Int32 {
         let code = dispatch(arguments, ctx)
@@ -27,7 +29,10 @@ public enum TodoMain {
             return ExitCode.ok
         }
         guard let command = CommandTable.find(name) else {
-            report(.usage("'\(name)' is not a todo command", command: "--help").withHint("see 'todo --help' for the list of commands"), ctx)
+            let known = CommandTable.all.map { type -> String in type.name }
+            let hint = Suggestion.hint(for: name, among: known, prefix: "todo ").map { $0 + " ('todo --help' lists every command)" }
+                ?? "see 'todo --help' for the list of commands"
+            report(.usage("'\(name)' is not a todo command", command: "--help").withHint(hint), ctx)
             return ExitCode.usage
         }
         let rest = Array(arguments.dropFirst())

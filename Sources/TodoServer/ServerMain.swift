@@ -16,6 +16,7 @@ public enum ServerMain {
                            [--max-row-size SIZE] [--max-memory SIZE]
                            [--max-connections N] [--max-connections-per-address N]
                            [--header-timeout S] [--idle-timeout S]
+               todo-server --version
                todo-server check|repair [--data DIR]
                todo-server user add|token|rm NAME [--data DIR]
                todo-server user list [--data DIR]
@@ -84,6 +85,10 @@ public enum ServerMain {
         }
         if options.help {
             print(usage)
+            return 0
+        }
+        if options.version {
+            print("todo-server \(TodoVersion.current)")
             return 0
         }
         for warning in options.warnings { printErr(warning) }

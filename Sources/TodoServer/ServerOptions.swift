@@ -6,6 +6,7 @@ import TodoBasics
 /// The parsed command line of `todo-server`.
 struct ServerOptions {
     var help = false
+    var version = false
     var quiet = false
     var dataDirectory = "todo-server-data"
     var http = HTTPServerConfiguration(port: 8080)
@@ -47,6 +48,7 @@ struct ServerOptions {
         while i < args.count {
             switch args[i] {
             case "--help", "-h": o.help = true
+            case "--version": o.version = true
             case "--quiet": o.quiet = true
             case "--data": o.dataDirectory = try value("--data")
             case "--port": o.http.port = try number("--port", 0...65535)

@@ -73,6 +73,7 @@ struct JournalView: FileSystem {
     func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) { throw readOnly("write", path) }
     func rename(_ from: String, to: String) throws(FileSystemError) { throw readOnly("rename", from) }
     func removeFile(_ path: String) throws(FileSystemError) { throw readOnly("remove", path) }
+    func removeDirectory(_ path: String) throws(FileSystemError) { throw readOnly("remove directory", path) }
     func createDirectory(_ path: String) throws(FileSystemError) { throw readOnly("create directory", path) }
     func syncDirectory(_ path: String) throws(FileSystemError) { throw readOnly("fsync", path) }
     func syncFileSystem(_ path: String) throws(FileSystemError) { throw readOnly("syncfs", path) }

@@ -51,18 +51,18 @@ import TodoTestSupport
         #expect(status.out.contains("""
 
             Edited by hand, not recorded as changes: 1
-              (use "todo edit <id> --adopt" to record the edit as a change, "todo edit <id> --discard" to put back what todo wrote)
+              (use "todo edit D265 --adopt" to record the edit as a change, "todo edit D265 --discard" to put back what todo wrote)
               (until then, changes to these items stop, and so does a push or pull that would overwrite them)
-              todoitem  D265929E  text changed
+              todoitem  D265  text changed
 
             """), "\(status)")
-        #expect(cli.run("status", "--short").out.hasSuffix("H  todoitem  D265929E  text changed\n"))
+        #expect(cli.run("status", "--short").out.hasSuffix("H  todoitem  D265  text changed\n"))
         let json = try JSONValue.parse(Array(cli.run("status", "--json").out.utf8))
         #expect(json["editedByHand"] == [["table": "todoitem", "id": .string(S.d265), "path": .string(Self.d265Path),
                                           "file": "item", "fields": ["text"]]])
 
         let list = cli.run("list", "--all")
-        #expect(list.code == 0 && list.out.contains("D265929E  [ ] Edited by hand  (edited by hand)\n") && list.err == Self.itemWarning, "\(list)")
+        #expect(list.code == 0 && list.out.contains("D265  [ ] Edited by hand  (edited by hand)\n") && list.err == Self.itemWarning, "\(list)")
         let show = cli.run("show", "d265")
         #expect(show.code == 0 && show.out.contains("edited by hand:  text changed (not recorded)\n") && show.err == Self.itemWarning, "\(show)")
         let diff = cli.run("diff")
@@ -94,13 +94,13 @@ import TodoTestSupport
         try Self.handEdit(dir.path, Self.d265File, "\"complete\": false,\n", "")
         try Self.handEdit(dir.path, Self.d265File, "Mobile Services is Cool!\"", "Edited by hand\",\n  \"note\": \"mine\"")
         let r = cli.run("edit", "d265", "--adopt")
-        #expect(r.code == 0 && r.err == "" && r.out == "adopted the edit of D265929E (update #1 queued)\n", "\(r)")
+        #expect(r.code == 0 && r.err == "" && r.out == "adopted the edit of D265 (update #1 queued)\n", "\(r)")
         let op = try #require(S.record(dir.path, "operations/0000000001.update.todoitem.d265929e-b17b-42d1-8fab-d0adf26486fa.json"))
         #expect(op["item"] == ["id": .string(S.d265), "text": "Edited by hand", "note": "mine"])
         #expect(op["base"] == ["id": .string(S.d265), "text": "Mobile Services is Cool!", "complete": false,
                                "ms_createdAt": "2024-05-01T09:00:00.000Z", "ms_updatedAt": "2024-05-01T09:00:00.000Z",
                                "ms_version": "AAAAAAAAAAE="], "the base is the last server copy, so the push clears `complete`")
-        #expect(cli.run("status", "--short").out.hasSuffix("U  todoitem  d265929e  #1\n"))
+        #expect(cli.run("status", "--short").out.hasSuffix("U  todoitem  d265  #1\n"))
         #expect(cli.run("diff", "d265").out.contains("  - complete: false\n  + note: \"mine\"\n  ~ text: \"Mobile Services is Cool!\" -> \"Edited by hand\"\n"))
         #expect(cli.run("doctor").code == 0)
         #expect(cli.run("edit", "d265", "--complete").code == 0, "the item can be changed again")
@@ -116,7 +116,7 @@ import TodoTestSupport
         #expect(S.record(dir.path, Self.d265File) == original)
         let receipt = try #require(S.record(dir.path, "receipts/0000000001.discard.todoitem.d265929e-b17b-42d1-8fab-d0adf26486fa.json"))
         #expect(receipt["lost"] == ["client": ["text": "Edited by hand"]] && receipt["rule"] == "item" && receipt["operation"] == .null)
-        #expect(cli.run("log").out.contains("  1  2024-05-01T09:00:01.000Z  discard item  todoitem  D265929E  lost client: text=\"Edited by hand\""))
+        #expect(cli.run("log").out.contains("  1  2024-05-01T09:00:01.000Z  discard item  todoitem  D265  lost client: text=\"Edited by hand\""))
         #expect(cli.run("doctor").code == 0 && cli.run("status", "--short").out == "## http://127.0.0.1:8080 (mobile-apps)\n")
         #expect(cli.run("edit", "d265", "--discard").out == "D265929E has no edits by hand; nothing to discard\n")
     }
@@ -130,7 +130,7 @@ import TodoTestSupport
         try Self.handEdit(dir.path, opFile, "I love Azure!", "I love AWS")
         let edited = snapshot(dir.path)
 
-        #expect(cli.run("status", "--short").out.hasSuffix("H  todoitem  D265929E  operation #1 sends text changed\n"))
+        #expect(cli.run("status", "--short").out.hasSuffix("H  todoitem  D265  operation #1 sends text changed\n"))
         let message = ".todo/\(opFile) was edited by hand (operation #1 sends text changed, unlike the item), and todo has not recorded it"
         let hint = "keep it (the item then shows what the operation sends) with 'todo edit D265929E --adopt', or put back what todo wrote with 'todo edit D265929E --discard'"
         let edit = cli.run("edit", "d265", "--complete")
@@ -165,7 +165,7 @@ import TodoTestSupport
         #expect(push.code == 1 && push.err == Self.itemWarning.replacingOccurrences(of: "warning: ", with: "error: nothing was pushed: "), "\(push)")
         #expect(changedPaths(snapshot(dir.path), before) == [])
         // Adopted, the edit folds into the pending update.
-        #expect(cli.run("edit", "d265", "--adopt").out == "adopted the edit of D265929E (folded into pending update #1)\n")
+        #expect(cli.run("edit", "d265", "--adopt").out == "adopted the edit of D265 (folded into pending update #1)\n")
         #expect(S.record(dir.path, "operations/0000000001.update.todoitem.d265929e-b17b-42d1-8fab-d0adf26486fa.json")?["item"]?["text"] == "Edited by hand")
     }
 

@@ -74,7 +74,7 @@ import TodoTestSupport
         #expect(status.err.hasSuffix("hint: nothing is lost: .todo/journal.json holds it; once the folder can be written, any todo command (or 'todo doctor') finishes it\n"))
 
         let list = store.run("list", "--all")
-        #expect(list.code == 0 && list.out.contains("milk      [ ] Buy milk  (pending insert)\n"), "\(list)")
+        #expect(list.code == 0 && list.out.contains("milk  [ ] Buy milk  (pending insert)\n"), "\(list)")
         let show = store.run("show", "milk")
         #expect(show.code == 0 && show.out.contains("text:      \"Buy milk\"\n") && show.out.contains("pending:   insert #1\n"), "\(show)")
         let diff = store.run("diff", "milk")
@@ -98,7 +98,7 @@ import TodoTestSupport
         let cli = CLIHarness(directory: temp.path)
         #expect(cli.run("add", "Pay rent", "--id", "rent").code == 0)
         let after = cli.run("list", "--all")
-        #expect(after.out.hasSuffix("milk      [ ] Buy milk  (pending insert)\nrent      [ ] Pay rent  (pending insert)\n") && after.err == "", "\(after)")
+        #expect(after.out.hasSuffix("milk  [ ] Buy milk  (pending insert)\nrent  [ ] Pay rent  (pending insert)\n") && after.err == "", "\(after)")
         let clean = cli.run("doctor")
         #expect(clean.code == 0, "\(clean)")
     }

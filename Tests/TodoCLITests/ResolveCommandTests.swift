@@ -48,7 +48,7 @@ import TodoTestSupport
         #expect(receipts.first?["lost"] == ["client": [:], "server": ["text": "I love Mobile Services!"]])
         #expect(cli.run("doctor").code == 0)
         // Scenario 16, the other way round: once resolved, the item can be changed again.
-        #expect(cli.run("edit", "d265", "--text", "z").out == "updated D265929E (folded into pending update #1)\n")
+        #expect(cli.run("edit", "d265", "--text", "z").out == "updated D265 (folded into pending update #1)\n")
     }
 
     @Test func useServerDropsTheLocalChange() throws {
@@ -251,7 +251,7 @@ import TodoTestSupport
         let cli = CLIHarness(directory: dir.path)
         #expect(cli.run("edit", "d265", "--text", "b").code == 0)
         try S.seal(dir.path, id: S.d265)
-        #expect(cli.run("edit", "d265", "--text", "c", "--set", "note=\"n\"").out == "updated D265929E (update #2 queued)\n")
+        #expect(cli.run("edit", "d265", "--text", "c", "--set", "note=\"n\"").out == "updated D265 (update #2 queued)\n")
         try S.recordConflict(dir.path, id: S.d265, server: S.server(S.d265, ["text": "theirs", "complete": false]), fields: ["text"])
         #expect(cli.run("resolve", "d265", "--use-client").code == 0)
         #expect(S.names(dir.path, "operations") == [String(Self.op1.dropFirst("operations/".count))])

@@ -38,7 +38,7 @@ import TodoTestSupport
             let r = cli.run(args)
             #expect(r.code == 0 && r.err == "", "todo \(args.joined(separator: " ")): \(r)")
         }
-        #expect(cli.run("status", "--short").out.hasSuffix("U  todoitem  \(Self.d265.prefix(8))  #1\n"))
+        #expect(cli.run("status", "--short").out.hasSuffix("U  todoitem  \(Self.d265.prefix(4))  #1\n"))
         let push = cli.run("push")
         #expect(push.code == 4, "the push reads its queue and goes as far as the network: \(push)")
         #expect(!push.err.contains("not an operation file name") && push.err.contains("127.0.0.1:9"), "\(push)")

@@ -41,6 +41,7 @@ final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
         try base.removeFile(path)
         state.withLock { s in s.volatile[path] = nil }
     }
+    func removeDirectory(_ path: String) throws(FileSystemError) { try base.removeDirectory(path) }
     func listDirectory(_ path: String) throws(FileSystemError) -> [String]? { try base.listDirectory(path) }
     func createDirectory(_ path: String) throws(FileSystemError) { try base.createDirectory(path) }
     func syncDirectory(_ path: String) throws(FileSystemError) { try base.syncDirectory(path) }

@@ -82,6 +82,11 @@ public final class FaultyFileSystem: FileSystem {
         try base.removeFile(path)
     }
 
+    public func removeDirectory(_ path: String) throws(FileSystemError) {
+        try step("remove directory", path)
+        try base.removeDirectory(path)
+    }
+
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String]? {
         try step("list", path, counted: countsReads)
         return try base.listDirectory(path)

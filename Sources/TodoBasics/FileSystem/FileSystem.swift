@@ -12,6 +12,8 @@ public protocol FileSystem: Sendable {
     func rename(_ from: String, to: String) throws(FileSystemError)
     /// Removes a file; a missing file is not an error.
     func removeFile(_ path: String) throws(FileSystemError)
+    /// rmdir(2): removes an empty directory; a missing one is not an error.
+    func removeDirectory(_ path: String) throws(FileSystemError)
     /// Names in a directory (no `.`/`..`), or nil when it does not exist.
     func listDirectory(_ path: String) throws(FileSystemError) -> [String]?
     /// mkdir -p.

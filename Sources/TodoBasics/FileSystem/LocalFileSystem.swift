@@ -70,6 +70,14 @@ public struct LocalFileSystem: FileSystem {
         }
     }
 
+    public func removeDirectory(_ path: String) throws(FileSystemError) {
+        if rmdir(path) != 0 {
+            let code = errno
+            if code == ENOENT { return }
+            throw FileSystemError(operation: "remove directory", path: path, code: code, reason: errnoText(code))
+        }
+    }
+
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String]? {
         guard let dir = opendir(path) else {
             let code = errno

@@ -28,12 +28,38 @@ struct CloneCommand: Command {
             guard let n = Int(text), (1...1000).contains(n) else { throw .usage("'--page-size \(text)' must be 1 to 1000", command: name) }
             pageSize = n
         }
-        let (root, _) = try InitCommand.create(in: p.count > 1 ? p[1] : ".", withRemote, ctx, command: name, pageSize: pageSize)
+        let dirArg = p.count > 1 ? p[1] : "."
+        let folder = InitCommand.normalize(dirArg.hasPrefix("/") ? dirArg : ctx.workingDirectory.appendingPath(dirArg))
+        let folderExisted = ctx.fs.fileExists(folder)
+        let (root, _) = try InitCommand.create(in: dirArg, withRemote, ctx, command: name, pageSize: pageSize)
         if !args.has("--json") { ctx.console.out("Cloning into \(root)") }
         let store: Store
         do { store = try Store.open(at: root, fs: ctx.fs, writable: true, command: "todo clone") } catch { throw .store(error) }
-        let report = try SyncRunner.pull(store, ctx, options: PullEngine.Options(), json: args.has("--json"))
-        if report.stop != nil { ctx.console.err("hint: the replica is in \(root); run 'todo pull' there to finish") }
+        // A clone that brought nothing is taken back, so a wrong URL or a server that is down
+        // leaves no half-made replica (and no folder it made). One that committed pages stays:
+        // 'todo pull' finishes it, without fetching those pages again.
+        let report: PullReport
+        do {
+            report = try SyncRunner.pull(store, ctx, options: PullEngine.Options(), json: args.has("--json"))
+        } catch {
+            takeBack(store, root: root, folder: folderExisted ? nil : folder, ctx)
+            throw error
+        }
+        if report.stop != nil {
+            if report.queries.allSatisfy({ $0.pages == 0 }) {
+                takeBack(store, root: root, folder: folderExisted ? nil : folder, ctx)
+                ctx.console.err("hint: nothing was pulled, so the clone was taken back (\(folderExisted ? root : folder) removed); check the URL, then run the clone again")
+            } else {
+                ctx.console.err("hint: the replica is in \(root); run 'todo pull' there to finish")
+            }
+        }
         return report.exitStatus
+    }
+
+    /// Removes what the clone made: the replica, and the folder when the clone created it.
+    static func takeBack(_ store: Store, root: String, folder: String?, _ ctx: CommandContext) {
+        store.close()
+        FolderRemoval.removeTree(root, ctx.fs)
+        if let folder { try? ctx.fs.removeDirectory(folder) }  // only if empty: never someone else's files
     }
 }

@@ -18,7 +18,10 @@ struct DiffCommand: Command {
         let (id, entries) = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) -> (String?, [DiffEntry]) in
             let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, s, create: false) : nil
             let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: s) }
-            do throws(StoreError) { return (id, try DiffEntry.load(s, table: onlyTable, id: id)) } catch { throw .store(error) }
+            var entries: [DiffEntry]
+            do throws(StoreError) { entries = try DiffEntry.load(s, table: onlyTable, id: id) } catch { throw .store(error) }
+            for i in entries.indices { if let c = entries[i].conflict { entries[i].resolveHint = ResolveHint.command([c], s) } }
+            return (id, entries)
         }
         if let idArg, entries.isEmpty, !args.has("--json") {
             ctx.console.out("\(ShortID.of(id ?? idArg)): no local changes")
@@ -48,6 +51,8 @@ struct DiffEntry {
     var handEdits: [HandEdit] = []
     /// The item as todo last wrote it, the base of an edit by hand with no pending operation.
     var written: Item? = nil
+    /// The command that settles its conflict (`ResolveHint`), for the human form.
+    var resolveHint: String? = nil
 
     /// The first operation's base: the server copy all local changes started from.
     var base: Item? { conflict?.base ?? operations.first?.base ?? (operations.isEmpty ? written : nil) }

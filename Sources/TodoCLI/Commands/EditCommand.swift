@@ -85,7 +85,7 @@ enum FieldUpdate {
         if args.has("--json") {
             ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: edit.id).canonicalBytes())
         } else {
-            ctx.console.out(LocalEdit.describe(plan, verb: verb, id: edit.id))
+            ctx.console.out(edit.describe(plan, verb: verb))
         }
         return ExitCode.ok
     }
@@ -105,7 +105,7 @@ struct RemoveCommand: Command {
         if args.has("--json") {
             ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: edit.id).canonicalBytes())
         } else {
-            ctx.console.out(LocalEdit.describe(plan, verb: "removed", id: edit.id))
+            ctx.console.out(edit.describe(plan, verb: "removed"))
         }
         return ExitCode.ok
     }

@@ -42,7 +42,7 @@ enum HandEditSettlement {
         if args.has("--json") {
             ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: edit.id).canonicalBytes())
         } else {
-            ctx.console.out(LocalEdit.describe(plan, verb: "adopted the edit of", id: edit.id))
+            ctx.console.out(edit.describe(plan, verb: "adopted the edit of"))
         }
         return ExitCode.ok
     }

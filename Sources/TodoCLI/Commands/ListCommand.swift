@@ -19,12 +19,13 @@ struct ListCommand: Command {
         _ = try positionals(args, min: 0, max: 0, names: "")
         if args.has("--all") && args.has("--done") { throw .usage("--all and --done exclude each other", command: name) }
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (table, files, pending) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> (String, [ItemFile], [String: OperationFileName]) in
+        let (table, files, pending, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> (String, [ItemFile], [String: OperationFileName], ShortIDs) in
             let table = try StoreAccess.table(args, s, create: false)
+            let short = try ShortIDs.load(s, table: table)
             do throws(StoreError) {
                 var latest: [String: OperationFileName] = [:]
                 for op in try s.operationNames() where op.table == table { latest[op.encodedID] = op }
-                return (table, try s.itemFiles(table: table), latest)
+                return (table, try s.itemFiles(table: table), latest, short)
             } catch { throw .store(error) }
         }
         // Items whose file was edited by hand are listed as they are, marked, and reported.
@@ -41,9 +42,10 @@ struct ListCommand: Command {
             ctx.console.outRaw(JSONValue.array(ordered.map(\.json)).canonicalBytes())
             return ExitCode.ok
         }
+        let width = ordered.map { short.of($0.id).count }.max() ?? 0
         for item in ordered {
             let mark = item.isComplete ? "[x]" : "[ ]"
-            var line = "\(pad(ShortID.of(item.id)))  \(mark) \(item.text ?? "")"
+            var line = "\(pad(short.of(item.id), width))  \(mark) \(item.text ?? "")"
             if let op = pending[IDEncoding.fileName(for: item.id)] { line += "  (pending \(op.kind.rawValue))" }
             if edited.contains(ItemID.key(item.id)) { line += "  (edited by hand)" }
             ctx.console.out(line)
@@ -66,7 +68,7 @@ struct ListCommand: Command {
         }
     }
 
-    private static func pad(_ s: String) -> String { s.count >= 8 ? s : s + String(repeating: " ", count: 8 - s.count) }
+    private static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
 }
 
 struct ShowCommand: Command {
@@ -79,18 +81,19 @@ struct ShowCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (table, id, history, conflict, edits) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
+        let (table, id, history, conflict, edits, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
             let table = try StoreAccess.table(args, s, create: false)
             let id = try StoreAccess.resolveID(idArg, table: table, in: s)
+            let short = try ShortIDs.load(s, table: table)
             do throws(StoreError) {
                 let history = try s.history(table: table, id: id)
                 let edits = s.handEdits(try s.itemFile(table: table, id: id), operations: history.operations, table: table)
-                return (table, id, history, try s.conflict(table: table, id: id), edits)
+                return (table, id, history, try s.conflict(table: table, id: id), edits, short)
             } catch { throw .store(error) }
         }
         guard let item = history.item else {
             let what = history.operations.last?.kind == .delete ? "it is deleted locally (pending delete)" : "it has no local copy"
-            throw CLIError(.failure, "no such item \(id): \(what)", hint: "see 'todo status' and 'todo diff \(ShortID.of(id))'")
+            throw CLIError(.failure, "no such item \(id): \(what)", hint: "see 'todo status' and 'todo diff \(short.of(id))'")
         }
         if args.has("--json") {
             ctx.console.outRaw(item.json.canonicalBytes())

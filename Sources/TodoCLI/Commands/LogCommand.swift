@@ -15,9 +15,11 @@ struct LogCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (ops, receipts) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> ([PendingOperation], [Receipt]) in
+        let (ops, receipts, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> ([PendingOperation], [Receipt], TableShortIDs) in
             let table = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
-            do throws(StoreError) { return (try s.operations(table: table), try s.receipts().filter { table == nil || $0.table == table }) } catch { throw .store(error) }
+            let ops: [PendingOperation], receipts: [Receipt]
+            do throws(StoreError) { (ops, receipts) = (try s.operations(table: table), try s.receipts().filter { table == nil || $0.table == table }) } catch { throw .store(error) }
+            return (ops, receipts, try TableShortIDs.load(s, tables: ops.map(\.table) + receipts.map(\.table)))
         }
         let newestFirst = Array(receipts.reversed())
         if args.has("--json") {
@@ -27,14 +29,14 @@ struct LogCommand: Command {
         }
         ctx.console.out(ops.isEmpty ? "No pending operations." : "Pending operations (queue order):")
         for op in ops {
-            var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(ShortID.of(op.id))  \(summary(op))"
+            var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(short.of(op.id, table: op.table))  \(summary(op))"
             if op.isSealed { line += "  (sent, awaiting confirmation)" }
             ctx.console.out(line)
         }
         ctx.console.out("")
         ctx.console.out(receipts.isEmpty ? "No receipts." : "Receipts (newest first):")
         for r in newestFirst {
-            ctx.console.out("  \(r.number)  \(r.at)  \(r.decision.rawValue) \(r.rule)  \(r.table)  \(ShortID.of(r.id))  \(lost(r))")
+            ctx.console.out("  \(r.number)  \(r.at)  \(r.decision.rawValue) \(r.rule)  \(r.table)  \(short.of(r.id, table: r.table))  \(lost(r))")
         }
         return ExitCode.ok
     }

@@ -22,7 +22,13 @@ struct StatusCommand: Command {
         let wantJSON = args.has("--json")
         let report = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) in
             let onlyTable = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
-            do throws(StoreError) { return try StatusReport.load(s, table: onlyTable, withOperations: wantJSON) } catch { throw .store(error) }
+            var report: StatusReport
+            do throws(StoreError) { report = try StatusReport.load(s, table: onlyTable, withOperations: wantJSON) } catch { throw .store(error) }
+            if !wantJSON {
+                report.short = try TableShortIDs.load(s, tables: report.pending.map(\.table) + report.conflicts.map(\.table) + report.handEdits.map(\.table))
+                report.resolveHint = ResolveHint.command(report.conflicts, s)
+            }
+            return report
         }
         if wantJSON {
             ctx.console.outRaw(report.json.canonicalBytes())
@@ -45,6 +51,10 @@ struct StatusReport {
     var tables: [TableConfig]
     /// Files edited outside todo, not recorded as changes (issue 15 item 8).
     var handEdits: [HandEdit]
+    /// How each id is shown: cut against its own table's ids.
+    var short = TableShortIDs()
+    /// The command that settles the open conflicts (`ResolveHint`).
+    var resolveHint: String?
 
     static func load(_ store: Store, table: String?, withOperations: Bool) throws(StoreError) -> StatusReport {
         let names = try store.operationNames().filter { table == nil || $0.table == table }

@@ -44,7 +44,7 @@ enum DiffRenderer {
             while line.hasSuffix(" ") { line.removeLast() }
             lines.append(line)
         }
-        lines.append("  (use \"todo resolve \(ShortID.of(e.id)) --use-client|--use-server|--merge\" to settle it)")
+        if let resolve = e.resolveHint { lines.append("  (use \"\(resolve)\" to settle it)") }
         return lines
     }
 }

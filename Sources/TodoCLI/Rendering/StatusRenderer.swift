@@ -18,7 +18,8 @@ enum StatusRenderer {
         } else {
             lines.append("")
             lines.append("Pending operations: \(r.pending.count)\(held.isEmpty ? "" : " (\(held.count) held behind conflicts)")")
-            lines.append("  (use \"todo push\" to send them, \"todo log\" to list them, \"todo diff\" to see the changes)")
+            let send = r.config.remote == nil ? "\"todo remote set URL\", then \"todo push\"," : "\"todo push\""
+            lines.append("  (use \(send) to send them, \"todo log\" to list them, \"todo diff\" to see the changes)")
             var byTable: [String: [PendingOperation.Kind: Int]] = [:]
             for op in r.pending { byTable[op.table, default: [:]][op.kind, default: 0] += 1 }
             for table in byTable.keys.sorted() {
@@ -32,18 +33,23 @@ enum StatusRenderer {
         if !r.conflicts.isEmpty {
             lines.append("")
             lines.append("Open conflicts: \(r.conflicts.count)")
-            lines.append("  (use \"todo diff <id>\" to compare the copies)")
-            lines.append("  (use \"todo resolve <id> --use-client|--use-server|--merge\" to settle them)")
+            let diff = r.conflicts.count == 1 ? "todo diff \(r.short.of(r.conflicts[0].id, table: r.conflicts[0].table))\(tableOption(r.conflicts[0].table, r))" : "todo diff"
+            lines.append("  (use \"\(diff)\" to compare the copies)")
+            if let resolve = r.resolveHint { lines.append("  (use \"\(resolve)\" to settle \(r.conflicts.count == 1 ? "it" : "them"))") }
             for c in r.conflicts {
-                lines.append("  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)\(c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", "))")
+                lines.append("  \(c.table)  \(r.short.of(c.id, table: c.table))  \(c.kindDescription)\(c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", "))")
             }
         }
         if !r.handEdits.isEmpty {
             lines.append("")
             lines.append("Edited by hand, not recorded as changes: \(r.handEdits.count)")
-            lines.append("  (use \"todo edit <id> --adopt\" to record the edit as a change, \"todo edit <id> --discard\" to put back what todo wrote)")
+            let one = r.handEdits.count == 1 ? r.handEdits[0] : nil
+            let target = one.map { r.short.of($0.id, table: $0.table) } ?? "ID"
+            let table = one.map { tableOption($0.table, r) } ?? ""
+            let each = one == nil ? ", for each id below" : ""
+            lines.append("  (use \"todo edit \(target)\(table) --adopt\" to record the edit as a change, \"todo edit \(target)\(table) --discard\" to put back what todo wrote\(each))")
             lines.append("  (until then, changes to these items stop, and so does a push or pull that would overwrite them)")
-            for e in r.handEdits { lines.append("  \(e.table)  \(ShortID.of(e.id))  \(e.summary)") }
+            for e in r.handEdits { lines.append("  \(e.table)  \(r.short.of(e.id, table: e.table))  \(e.summary)") }
         }
         let queries = r.tables.flatMap { t in t.queries.keys.sorted().map { (t.name, $0, t.queries[$0]!) } }
         lines.append("")
@@ -73,10 +79,15 @@ enum StatusRenderer {
         for op in r.pending {
             let letter = op.kind == .insert ? "I" : op.kind == .update ? "U" : "D"
             let id = IDEncoding.decode(op.encodedID) ?? op.encodedID
-            lines.append("\(letter)\(held.contains(op.sequence) ? "!" : " ") \(op.table)  \(ShortID.of(id))  #\(op.sequence)")
+            lines.append("\(letter)\(held.contains(op.sequence) ? "!" : " ") \(op.table)  \(r.short.of(id, table: op.table))  #\(op.sequence)")
         }
-        for c in r.conflicts { lines.append("C  \(c.table)  \(ShortID.of(c.id))  \(c.kindDescription)") }
-        for e in r.handEdits { lines.append("H  \(e.table)  \(ShortID.of(e.id))  \(e.summary)") }
+        for c in r.conflicts { lines.append("C  \(c.table)  \(r.short.of(c.id, table: c.table))  \(c.kindDescription)") }
+        for e in r.handEdits { lines.append("H  \(e.table)  \(r.short.of(e.id, table: e.table))  \(e.summary)") }
         return lines
+    }
+
+    /// `--table T` when an id's table is not the replica's default (ids are looked up in one table).
+    static func tableOption(_ table: String, _ r: StatusReport) -> String {
+        TableName.same(table, r.config.defaultTable) ? "" : " --table \(table)"
     }
 }

@@ -6,9 +6,10 @@ enum SyncRenderer {
     /// Per-op lines beyond this many are summarised, except those that need attention.
     static let lineLimit = 50
 
-    static func pushText(_ r: PushReport) -> [String] {
+    /// `resolve`: the command that settles the open conflicts (`ResolveHint`).
+    static func pushText(_ r: PushReport, resolve: String? = nil) -> [String] {
         if r.lines.isEmpty && r.stop == nil {
-            return ["nothing to push (queue empty)"] + conflictFooter(r.openConflicts, ids: [])
+            return ["nothing to push (queue empty)"] + conflictFooter(r.openConflicts, command: resolve)
         }
         var lines = ["pushed \(r.totalSent) operation\(r.totalSent == 1 ? "" : "s") to \(r.remote) (\(r.generation))"]
         // Ops the stop kept from being sent are counted, not listed: they are simply still queued.
@@ -28,18 +29,13 @@ enum SyncRenderer {
         if r.held > 0 { summary.append("\(r.held) held") }
         summary.append("\(r.remaining) left in the queue")
         lines.append(summary.joined(separator: ", "))
-        let ids = r.lines.compactMap { line -> String? in
-            if case .conflict = line.result { return ShortID.of(line.id) }
-            if case .rejected = line.result { return ShortID.of(line.id) }
-            return nil
-        }
-        return lines + conflictFooter(r.openConflicts, ids: ids)
+        return lines + conflictFooter(r.openConflicts, command: resolve)
     }
 
-    static func conflictFooter(_ open: Int, ids: [String]) -> [String] {
+    static func conflictFooter(_ open: Int, command: String?) -> [String] {
         guard open > 0 else { return [] }
-        let target = ids.count == 1 ? ids[0] : "ID"
-        return ["\(open) conflict\(open == 1 ? "" : "s") open. Settle \(open == 1 ? "it" : "them") with 'todo resolve \(target) --use-client|--use-server|--merge'."]
+        let how = command.map { " with '\($0)'" } ?? " with 'todo resolve'"
+        return ["\(open) conflict\(open == 1 ? "" : "s") open. Settle \(open == 1 ? "it" : "them")\(how) ('todo diff' shows the copies)."]
     }
 
     static func describe(_ result: PushReport.Line.Result) -> String {
@@ -72,7 +68,7 @@ enum SyncRenderer {
         ]
     }
 
-    static func pullText(_ r: PullReport) -> [String] {
+    static func pullText(_ r: PullReport, resolve: String? = nil) -> [String] {
         var lines: [String] = []
         // A query the stop cut off before its first page has nothing to report.
         for q in r.queries where !(r.stop != nil && q.pages == 0) {
@@ -87,7 +83,7 @@ enum SyncRenderer {
             if q.skippedSealed > 0 { parts.append("\(q.skippedSealed) left for the push's replay check") }
             lines.append("pulled \(q.table) \(name): " + parts.joined(separator: ", "))
         }
-        return lines + conflictFooter(r.openConflicts, ids: [])
+        return lines + conflictFooter(r.openConflicts, command: resolve)
     }
 
     static func pullJSON(_ r: PullReport) -> JSONValue {

@@ -44,7 +44,10 @@ enum ArgumentParser {
             index += 1
             if onlyPositionals || !arg.hasPrefix("--") || arg == "-" {
                 if !onlyPositionals && arg.hasPrefix("-") && arg.count > 1 && arg != "-" && !isNumber(arg) {
-                    throw .usage("unknown option '\(arg)' for 'todo \(command)'", command: command)
+                    var error = CLIError.usage("unknown option '\(arg)' for 'todo \(command)'", command: command)
+                    let known = options.map(\.name) + ["--help"]
+                    if let hint = Suggestion.hint(for: "-" + arg, among: known) { error.hint = hint + " (see 'todo \(command) --help')" }
+                    throw error
                 }
                 parsed.positionals.append(arg)
                 continue
@@ -57,7 +60,10 @@ enum ArgumentParser {
                 inline = String(arg[arg.index(after: eq)...])
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw .usage("unknown option '\(name)' for 'todo \(command)'", command: command)
+                var error = CLIError.usage("unknown option '\(name)' for 'todo \(command)'", command: command)
+                let known = options.map(\.name) + ["--help"]
+                if let hint = Suggestion.hint(for: name, among: known) { error.hint = hint + " (see 'todo \(command) --help')" }
+                throw error
             }
             switch spec.kind {
             case .flag:

@@ -44,7 +44,7 @@ struct LocalEdit {
             plan = try OperationLog.record(change, on: history, nextSequence: tx.state.nextSequence, now: ctx.clock.nowText())
         } catch {
             let hint: String
-            let short = ShortID.of(history.item?.id ?? history.operations.last?.id ?? id)
+            let short = shortIDs().of(history.item?.id ?? history.operations.last?.id ?? id)
             switch error {
             case .conflictOpen: hint = "see the copies with 'todo diff \(short)'"
             case .queuedForDeletion: hint = "run 'todo push', then add it again"
@@ -64,9 +64,17 @@ struct LocalEdit {
         return plan
     }
 
+    /// The table's short ids, as `list` shows them (a failed read only lengthens nothing: 4 characters).
+    func shortIDs() -> ShortIDs { (try? ShortIDs.load(store, table: table)) ?? ShortIDs(keys: []) }
+
+    /// The line a change prints, with the id as `list` shows it.
+    func describe(_ plan: ChangePlan, verb: String) -> String {
+        Self.describe(plan, verb: verb, id: id, short: shortIDs())
+    }
+
     /// The line a change prints, e.g. "updated 3f9c2b1e (update #42 queued)".
-    static func describe(_ plan: ChangePlan, verb: String, id: String) -> String {
-        let short = ShortID.of(id)
+    static func describe(_ plan: ChangePlan, verb: String, id: String, short: ShortIDs) -> String {
+        let short = short.of(id)
         switch plan.outcome {
         case .unchanged:
             return "\(short) unchanged; nothing to do"

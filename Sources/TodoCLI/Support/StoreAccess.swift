@@ -29,29 +29,36 @@ enum StoreAccess {
                        hint: "tables here: \(tables.isEmpty ? "none" : tables.joined(separator: ", ")); 'todo add --table \(requested)' creates it")
     }
 
-    /// Finds the item an argument names: its exact id (ignoring case), else a unique id prefix,
-    /// like git's short hashes. Returns the stored spelling. An id with pending operations but
-    /// no local item (deleted here) is returned as given, so the collapse rules can answer.
+    /// Finds the item an argument names: its exact id (ignoring case), else a unique prefix of an
+    /// id the table knows (an item, a pending operation's, a conflict's), like git's short hashes.
+    /// Returns the stored spelling. An id with pending operations but no local item (deleted
+    /// here) is returned as given, so the collapse rules can answer.
     static func resolveID(_ arg: String, table: String, in store: Store) throws(CLIError) -> String {
-        do {
-            if let file = try store.itemFile(table: table, id: arg) { return file.item.id }  // hand edits are judged later
-            if let op = try store.operations(table: table, id: arg).last { return op.id }
-            if store.hasConflict(table: table, id: arg) { return arg }
-            let matches = try store.items(table: table, idPrefix: arg)
-            if matches.count == 1 { return matches[0].id }
-            if matches.isEmpty {
-                throw CLIError(.failure, "no such item \(arg)", hint: "list the items with 'todo list --all'")
-            }
-            let shown = matches.map(\.id).sorted().prefix(10).joined(separator: ", ")
-            throw CLIError(.failure, "id prefix '\(arg)' is ambiguous: it matches \(matches.count) items (\(shown))",
-                           hint: "give more characters of the id")
-        } catch let e as StoreError {
-            throw .store(e)
-        } catch let e as CLIError {
-            throw e
+        let matches: [String]
+        var spelled: [String] = []
+        do throws(StoreError) {
+            if let id = try spelling(of: arg, table: table, in: store) { return id }
+            let prefix = ItemID.key(arg)
+            matches = try store.knownIDKeys(table: table).filter { $0.hasPrefix(prefix) }.sorted()
+            for key in matches.prefix(10) { spelled.append(try spelling(of: key, table: table, in: store) ?? key) }
         } catch {
-            throw CLIError(.internal, "\(error)")
+            throw .store(error)
         }
+        if matches.count == 1 { return spelled[0] }
+        if matches.isEmpty {
+            throw CLIError(.failure, "no such item \(arg)", hint: "list the items with 'todo list --all'")
+        }
+        let shown = spelled.joined(separator: ", ") + (matches.count > 10 ? ", ..." : "")
+        throw CLIError(.failure, "id prefix '\(arg)' is ambiguous: it matches \(matches.count) items (\(shown))",
+                       hint: "give more characters of the id")
+    }
+
+    /// The stored spelling of an id the table knows exactly, or nil.
+    private static func spelling(of id: String, table: String, in store: Store) throws(StoreError) -> String? {
+        if let file = try store.itemFile(table: table, id: id) { return file.item.id }  // hand edits are judged later
+        if let op = try store.operations(table: table, id: id).last { return op.id }
+        if store.hasConflict(table: table, id: id) { return try store.conflict(table: table, id: id)?.id ?? id }
+        return nil
     }
 
     /// A consistent read for a reading command (`Store.consistentRead`), with everything it needs
@@ -117,12 +124,5 @@ enum StoreAccess {
         ctx.console.err("warning: the change is saved, but writing its files did not finish: \(cause.description)")
         ctx.console.err("hint: nothing is lost: \(StoreLayout.directoryName)/\(StoreLayout.journalFile) holds it and todo already shows it; "
                         + "the next todo command (or 'todo doctor') finishes it once the cause is fixed")
-    }
-}
-
-/// How ids are shown to people: the first 8 characters, like git's short hashes.
-enum ShortID {
-    static func of(_ id: String) -> String {
-        id.count <= 8 ? id : String(id.prefix(8))
     }
 }

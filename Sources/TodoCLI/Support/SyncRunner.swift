@@ -34,7 +34,7 @@ enum SyncRunner {
         if json {
             ctx.console.outRaw(SyncRenderer.pushJSON(report).canonicalBytes())
         } else {
-            for line in SyncRenderer.pushText(report) { ctx.console.out(line) }
+            for line in SyncRenderer.pushText(report, resolve: resolveHint(store, open: report.openConflicts)) { ctx.console.out(line) }
         }
         if let stop = report.stop {
             if stop.kind == .network {
@@ -64,7 +64,7 @@ enum SyncRunner {
         if json {
             ctx.console.outRaw(SyncRenderer.pullJSON(report).canonicalBytes())
         } else {
-            for line in SyncRenderer.pullText(report) { ctx.console.out(line) }
+            for line in SyncRenderer.pullText(report, resolve: resolveHint(store, open: report.openConflicts)) { ctx.console.out(line) }
         }
         for warning in report.warnings { ctx.console.err("warning: \(warning)") }
         for q in report.queries {
@@ -130,5 +130,11 @@ enum SyncRunner {
             throw .usage(p, command: command)
         }
         return PullEngine.Options(table: args.value("--table"), queryID: queryID, filter: filter, full: args.has("--full"))
+    }
+
+    /// The command that settles the open conflicts, read after the run (nil when none are open).
+    static func resolveHint(_ store: Store, open: Int) -> String? {
+        guard open > 0, let conflicts = try? store.conflicts() else { return nil }
+        return ResolveHint.command(conflicts, store)
     }
 }

@@ -1,0 +1,15 @@
+/// The folders of a removed table (`todo table rm`).
+extension Store {
+    /// After a commit that removed every file of a table, its empty folders go too, so the
+    /// replica no longer lists the table. A crash before this leaves empty folders: the table is
+    /// listed with nothing in it, and removing it again finishes the job.
+    public func removeEmptyTableFolders(_ table: String) throws(StoreError) {
+        do {
+            try fs.removeDirectory(layout.absolute(layout.itemsDirectory(table)))
+            try fs.removeDirectory(layout.absolute(layout.tableDirectory(table)))
+            try fs.syncDirectory(layout.absolute(StoreLayout.tablesDirectory))
+        } catch {
+            throw .io(error)
+        }
+    }
+}
