@@ -5,9 +5,10 @@ import TodoModel
 /// The SQL that fetches what a query's page can be made of, and the page made from it.
 ///
 /// SQL narrows the rows with what it can decide exactly: the deleted rule (§7.2), owner mode, one
-/// id (§10.3), the incremental pull's `(updatedAt, id)` lower bound in index order with its limit
-/// (§8.12: an index range scan, the same cost at any table size), and the default `id` order with
-/// a limit when nothing else filters. Values travel only as bound parameters. What is fetched is
+/// id (§10.3), the part of `$filter` that compiles (`PostgresFilterSQL`), the incremental pull's
+/// `(updatedAt, id)` lower bound in index order with its limit (§8.12: an index range scan, the
+/// same cost at any table size), and the default `id` order with a limit when the filter compiled
+/// whole. Values travel only as bound parameters. What is fetched is
 /// then given to the same `QueryPlan` the embedded store runs, which applies the whole `$filter`,
 /// `$orderby`, `$skip` and `$top`; so both stores answer alike by construction. A query of no such
 /// shape (another order, a filter on user columns, `$inlinecount`) reads the table's visible rows.
@@ -24,6 +25,12 @@ struct PostgresQuery {
         if !plan.includeDeleted { conditions.append("NOT r.deleted") }
         if let owner = plan.ownership.owner {
             conditions.append("r.fields -> '\(RowOwnership.column)' = to_jsonb(\(bind(.text(owner)))::text)")
+        }
+        // The filter's SQL part: fewer rows fetched; exact, a page's limit may apply in SQL too.
+        var filterExact = plan.options.filter == nil
+        if let filter = plan.options.filter, let part = PostgresFilterSQL.implied(filter, &parameters) {
+            conditions.append(part.sql)
+            filterExact = part.exact
         }
         var tail = ""
         let limit = Int64(min(plan.skip + plan.top + 1, Int(Int32.max)))
@@ -44,8 +51,14 @@ struct PostgresQuery {
                     conditions.append("r.updated_at \(op) \(bind(.int(ms)))")
                 }
             }
-            tail = "ORDER BY r.updated_at, r.id" + (shape.residual == nil ? " LIMIT \(bind(.int(limit)))" : "")
-        } else if plan.order == .byID, plan.options.filter == nil, !plan.countAll {
+            // The residual (the filter beyond the cursor) decides whether the limit may go to SQL.
+            var residualExact = shape.residual == nil
+            if let residual = shape.residual, let part = PostgresFilterSQL.implied(residual, &parameters) {
+                conditions.append(part.sql)
+                residualExact = part.exact
+            }
+            tail = "ORDER BY r.updated_at, r.id" + (residualExact ? " LIMIT \(bind(.int(limit)))" : "")
+        } else if plan.order == .byID, filterExact, !plan.countAll {
             tail = "ORDER BY r.id LIMIT \(bind(.int(limit)))"
         }
         sql = "SELECT \(PostgresTableSchema.rowColumns) FROM todo_rows r WHERE " + conditions.joined(separator: " AND ") + " " + tail

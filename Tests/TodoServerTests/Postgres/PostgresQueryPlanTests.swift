@@ -43,3 +43,31 @@ import TodoModel
         #expect(page.ids == ["r25001", "r25002", "r25003"])
     }
 }
+
+/// The part of `$filter` that compiles to SQL (`PostgresFilterSQL`), and what stays in Swift.
+@Suite struct PostgresFilterSQLTests {
+    static func compiled(_ filter: String) throws -> (sql: String, exact: Bool, parameters: [PostgresValue])? {
+        let options = try ODataQueryOptions(filter: filter, orderBy: nil, top: nil, skip: nil, inlineCount: nil)
+        var parameters: [PostgresValue] = []
+        guard let part = PostgresFilterSQL.implied(try #require(options.filter), &parameters) else { return nil }
+        return (part.sql, part.exact, parameters)
+    }
+
+    @Test func equalityOfTextAndBooleansCompilesWithBoundValues() throws {
+        let text = try #require(try Self.compiled("text eq 'it''s' and complete eq false"))
+        #expect(text.sql == "(r.fields -> $2::text = to_jsonb($1::text) AND r.fields -> $4::text = to_jsonb($3::boolean))")
+        #expect(text.exact && text.parameters == [.text("it's"), .text("text"), .bool(false), .text("complete")])
+        let either = try #require(try Self.compiled("'milk' eq text or complete eq true"))
+        #expect(either.sql == "(r.fields -> $2::text = to_jsonb($1::text) OR r.fields -> $4::text = to_jsonb($3::boolean))" && either.exact)
+    }
+
+    @Test func theRestStaysInSwift() throws {
+        // A conjunct that does not compile still leaves the others as a prefilter, not exact.
+        let partial = try #require(try Self.compiled("text eq 'milk' and priority gt 2"))
+        #expect(partial.sql == "(r.fields -> $2::text = to_jsonb($1::text))" && !partial.exact)
+        for filter in ["priority eq 3", "text ne 'milk'", "not (complete eq true)", "tolower(text) eq 'milk'",
+                       "text eq 'milk' or priority gt 2", "updatedAt gt datetimeoffset'2024-01-01T00:00:00Z'", "note eq null"] {
+            #expect(try Self.compiled(filter) == nil, "\(filter)")
+        }
+    }
+}
