@@ -16,8 +16,9 @@ final class TestDatabase: Sendable {
     let name: String
     private static let counter = Atomic(0)
 
-    init() throws {
-        cluster = try TestCluster.shared()
+    /// On `cluster`, or the shared cluster.
+    init(on other: TestCluster? = nil) throws {
+        cluster = try other ?? TestCluster.shared()
         name = "todo_test_\(Self.counter.add(1, ordering: .relaxed).newValue)_\(UInt32.random(in: 0...UInt32.max))"
         let admin = try PostgresConnection.connect(cluster.socketConfig)
         defer { admin.close() }
