@@ -24,7 +24,7 @@ let package = Package(
         /** Wire formats shared by client and server: generations, dates, OData, HTTP/1.1 codec. Pure. */
         .target(name: "TableProtocol", dependencies: ["TodoModel"]),
         /** The table server: protocol service, durable storage, HTTP/1.1 socket loop. */
-        .target(name: "TodoServer", dependencies: ["TodoBasics", "TodoModel", "TableProtocol"]),
+        .target(name: "TodoServer", dependencies: ["TodoBasics", "TodoModel", "TableProtocol", "PostgresClient"]),
         /** Push, pull and the remote: transports, the table client, the sync engines. Never prints. */
         .target(name: "TodoSync", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TableProtocol"]),
         /** Commands, argument parsing and rendering. Owns the console and the environment. */
@@ -41,7 +41,7 @@ let package = Package(
 
         // MARK: - Tests
 
-        .target(name: "TodoTestSupport", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TodoCLI"],
+        .target(name: "TodoTestSupport", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TodoCLI", "PostgresClient"],
                 path: "Tests/TodoTestSupport"),
         .testTarget(name: "TodoBasicsTests", dependencies: ["TodoBasics", "TodoTestSupport"]),
         .testTarget(name: "TodoModelTests", dependencies: ["TodoModel"]),

@@ -9,7 +9,7 @@ import TodoBasics
 /// stops after in-flight requests finish. Returns the exit code.
 public enum ServerMain {
     public static let usage = """
-        usage: todo-server [--data DIR] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
+        usage: todo-server [--data DIR] [--store postgres://USER@HOST:PORT/DB] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
                            [--table-config FILE] [--master-key-file FILE] [--access-config FILE]
                            [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
                            [--max-tables N] [--max-columns N] [--max-rows-per-table N]
@@ -27,6 +27,9 @@ public enum ServerMain {
 
         Options:
           --data DIR          data directory, created if missing (default: ./todo-server-data)
+          --store URL         keep the tables in PostgreSQL instead: postgres://USER@HOST:PORT/DB or
+                              postgresql:///DB?host=/socket/dir; the password from PGPASSWORD or a
+                              password file (passfile=PATH in the URL, PGPASSFILE, ~/.pgpass)
           --port N            port; 0 picks a free one (default: 8080)
           --host ADDR         IPv4 address to listen on (default: 127.0.0.1)
           --app-key-file FILE require X-ZUMO-APPLICATION: the first line of FILE (keep it mode 0600);
@@ -96,15 +99,23 @@ public enum ServerMain {
             printErr("error: \(error.message)")
             return 1
         }
-        let storage: TableStorage
+        let storage: any TableStore
         let service: TableService
         do {
-            storage = try TableStorage(directory: options.dataDirectory, limits: options.limits,
-                                       onFailure: { printErr(failureLine($0)) })
-            service = try TableService(configuration: options.service, storage: storage)
+            if let postgres = options.postgres {
+                storage = try PostgresTableStore(config: postgres)
+            } else {
+                storage = try TableStorage(directory: options.dataDirectory, limits: options.limits,
+                                           onFailure: { printErr(failureLine($0)) })
+            }
+            service = try TableService(configuration: options.service, store: storage)
         } catch let mismatch as TableSetup.Mismatch {
             printErr("error: \(mismatch.message)")
             return 2
+        } catch let error as StorageError where options.postgres != nil {
+            printErr("error: cannot use the PostgreSQL store \(options.postgres!.endpoint): \(error)\n"
+                + "hint: check that the server runs, the user, the database and the password (PGPASSWORD or a password file)")
+            return 1
         } catch {
             let hint = (error as? StorageError)?.kind == .corrupt ? ""
                 : "\nhint: check the path and its permissions"
@@ -145,7 +156,7 @@ public enum ServerMain {
     /// A table the access config names that is not served is most likely a typo, which would leave
     /// the real table open to everyone the defaults let in: an error, or with `--dynamic-tables`
     /// (the table may yet be created) a warning.
-    static func accessTablesProblem(_ configuration: ServiceConfiguration, _ storage: TableStorage)
+    static func accessTablesProblem(_ configuration: ServiceConfiguration, _ storage: any TableStore)
         -> Result<[String], ServerOptions.Problem>
     {
         var warnings: [String] = []

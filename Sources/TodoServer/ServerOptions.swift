@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PostgresClient
 import TodoBasics
 
 /// The parsed command line of `todo-server`.
@@ -9,6 +10,8 @@ struct ServerOptions {
     var version = false
     var quiet = false
     var dataDirectory = "todo-server-data"
+    /// `--store postgres://…`: the tables live in PostgreSQL (issue 18); nil: in `dataDirectory`.
+    var postgres: PostgresConfig?
     var http = HTTPServerConfiguration(port: 8080)
     var service = ServiceConfiguration()
     var limits = StorageLimits()
@@ -51,6 +54,11 @@ struct ServerOptions {
             case "--version": o.version = true
             case "--quiet": o.quiet = true
             case "--data": o.dataDirectory = try value("--data")
+            case "--store":
+                let url = try value("--store")
+                do { o.postgres = try PostgresConfig.parse(url, environment: environment) } catch {
+                    throw Problem(message: "--store: \(error)")
+                }
             case "--port": o.http.port = try number("--port", 0...65535)
             case "--host": o.http.host = try value("--host")
             case "--app-key": inlineKey = try value("--app-key")

@@ -1,3 +1,4 @@
+import TodoTestSupport
 import Testing
 @testable import PostgresClient
 

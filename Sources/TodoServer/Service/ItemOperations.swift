@@ -55,7 +55,7 @@ extension TableService {
     }
 
     func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
-        let found = try storageRead(c.table.name) { snapshot in (row: snapshot.row(id: id), schema: snapshot.schema) }
+        let found = try storageRead { () throws(StorageError) in try storage.readRow(c.table.name, id: id) }
         guard let found, let row = found.row, c.ownership.sees(row), !row.deleted || c.query.includeDeleted else {
             throw .notFound("The item '\(c.table.idType.display(id))' does not exist.")
         }

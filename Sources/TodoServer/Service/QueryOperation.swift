@@ -7,10 +7,9 @@ import TodoModel
 extension TableService {
     func runQuery(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
         let plan = try QueryPlan(c.query, pageSize: configuration.pageSize, owner: c.ownership)
-        guard let taken = try storageRead(c.table.name, { plan.take(from: $0) }) else {
+        guard let selection = try storageRead({ () throws(StorageError) in try storage.select(c.table.name, plan) }) else {
             throw .notFound("The table '\(c.table.name)' does not exist.")
         }
-        let selection = plan.finish(taken)
         // G2 sends a next link only without $top, for a full page with more rows behind it (§8.9.2).
         let link = c.generation == .mobileApps && c.query.top == nil && selection.rows.count == configuration.pageSize
             && selection.more ? nextLink(c, selection.schema, skip: plan.skip) : nil

@@ -32,7 +32,7 @@ enum TableSetup {
         var description: String { message }
     }
 
-    static func prepare(_ configuration: ServiceConfiguration, _ storage: TableStorage) throws {
+    static func prepare(_ configuration: ServiceConfiguration, _ storage: any TableStore) throws {
         for name in configuration.tables {
             let options = configuration.tableOptions[name.lowercased()] ?? TableOptions()
             guard let schema = try storage.schema(name) else {
@@ -41,7 +41,7 @@ enum TableSetup {
                 continue
             }
             let source = configuration.tableOptionsSource ?? "the configuration"
-            let log = "its log (\(storage.directory)/\(schema.name.lowercased()).log)"
+            let log = storage.location(of: schema.name)
             if let soft = options.softDelete, soft != schema.softDelete {
                 throw Mismatch(message: "table '\(schema.name)': \(source) sets softDelete \(soft), but \(log) was created "
                     + "with softDelete \(schema.softDelete); changing it would reinterpret the table's rows. Remove the "

@@ -7,11 +7,16 @@ import TodoModel
 /// decides the response. Every bad input is a 4xx, never a 500.
 public final class TableService: Sendable {
     let configuration: ServiceConfiguration
-    let storage: TableStorage
+    let storage: any TableStore
     let ids: IDGenerator
     let access: AccessPolicy
 
-    public init(configuration: ServiceConfiguration, storage: TableStorage, ids: IDGenerator = .live) throws {
+    public convenience init(configuration: ServiceConfiguration, storage: TableStorage, ids: IDGenerator = .live) throws {
+        try self.init(configuration: configuration, store: storage, ids: ids)
+    }
+
+    /// The service on any store (`TableStore`): the embedded one or PostgreSQL.
+    init(configuration: ServiceConfiguration, store storage: any TableStore, ids: IDGenerator = .live) throws {
         self.configuration = configuration
         self.storage = storage
         self.ids = ids
@@ -135,10 +140,10 @@ public final class TableService: Sendable {
         throw .notFound("The table '\(route.table)' does not exist.")
     }
 
-    /// `storage.read`, whose failure (the table's fsync failed, so what it holds may include a
-    /// write answered 503) is a 503 saying so (issue 17).
-    func storageRead<T: Sendable>(_ table: String, _ body: (TableSnapshot) -> T) throws(ServiceError) -> T? {
-        do { return try storage.read(table, body) } catch { throw .storageUnavailable(error) }
+    /// A storage read, whose failure (the table's fsync failed, so what it holds may include a
+    /// write answered 503; or the database is unreachable) is a 503 saying so (issue 17).
+    func storageRead<T>(_ read: () throws(StorageError) -> T) throws(ServiceError) -> T {
+        do { return try read() } catch { throw .storageUnavailable(error) }
     }
 
     enum Operation {

@@ -8,8 +8,8 @@ import TodoModel
 /// log unless the body returns: then all of it is appended as one record and applied, so a write
 /// is atomic however many rows it touches.
 public struct TableWrite {
-    private let memory: TableMemory
-    private let counter: StorageVersionCounter
+    private let memory: any TableWriteBase
+    private let counter: any VersionSource
     private let clock: Clock
     private var working: TableSchema
     /// Staged rows by id key; `.some(nil)` means removed.
@@ -19,7 +19,7 @@ public struct TableWrite {
     private var lastUpdatedAt: Int64
     private var lastID: UInt64
 
-    init(memory: TableMemory, counter: StorageVersionCounter, clock: Clock) {
+    init(memory: any TableWriteBase, counter: any VersionSource, clock: Clock) {
         self.memory = memory
         self.counter = counter
         self.clock = clock
@@ -108,8 +108,26 @@ public struct TableWrite {
     }
 }
 
+/// What a write starts from: the table as committed, before this write. The embedded store's
+/// `TableMemory`, or a database backend's view of the table inside its transaction.
+protocol TableWriteBase: AnyObject {
+    var schema: TableSchema { get }
+    /// The largest updatedAt ever assigned in the table (stamps go above it).
+    var lastUpdatedAt: Int64 { get }
+    /// `autoIncrement` tables: the largest id ever handed out.
+    var lastID: UInt64 { get }
+    func row(key: StoredRowKey) -> StoredRow?
+}
+
+/// Where a write's versions come from (§4.4.2).
+protocol VersionSource: AnyObject {
+    func next() -> UInt64
+}
+
+extension TableMemory: TableWriteBase {}
+
 /// The server-wide version counter: the last version handed out (§4.4.2).
-final class StorageVersionCounter: Sendable {
+final class StorageVersionCounter: Sendable, VersionSource {
     private let last: Atomic<UInt64>
 
     init(last: UInt64) { self.last = Atomic(last) }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TodoTestSupport
 import Synchronization
 import Testing
 @testable import PostgresClient

@@ -10,8 +10,8 @@ func isWireDate(_ v: JSONValue?) -> Bool {
 
 /// Checklist items 30–51: insert (protocol §5.3).
 @Suite struct InsertTests {
-    @Test func c30_c31_g2InsertBodyAndHeaders() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c30_c31_g2InsertBodyAndHeaders(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let r = try h.send("POST", "/tables/todoitem", body: #"{"id":"a","text":"t","complete":false}"#)
         #expect(r.status == 201)
         let o = r.object
@@ -23,23 +23,23 @@ func isWireDate(_ v: JSONValue?) -> Bool {
         #expect(r.headers["Location"]?.hasSuffix("/tables/todoitem/a") == true)
     }
 
-    @Test func c32_g1AllSystemPropertiesWhenAsked() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c32_g1AllSystemPropertiesWhenAsked(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let r = try h.send("POST", "/tables/todoitem?__systemproperties=*", g2: false, body: #"{"id":"a","text":"t"}"#)
         #expect(r.status == 201)
         for name in ["__createdAt", "__updatedAt", "__version", "__deleted"] { #expect(r.object[name] != nil, "\(name)") }
         for name in ["createdAt", "updatedAt", "version", "deleted"] { #expect(r.object[name] == nil, "\(name)") }
     }
 
-    @Test func c33_g1NoSystemPropertiesByDefault() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c33_g1NoSystemPropertiesByDefault(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let r = try h.send("POST", "/tables/todoitem", g2: false, body: #"{"id":"a","text":"t"}"#)
         #expect(r.status == 201 && r.object["__version"] == nil && r.object["__createdAt"] == nil)
         #expect(r.headers["ETag"] == nil && r.headers["Location"] != nil)
     }
 
-    @Test func c34_c35_generatedIDs() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c34_c35_generatedIDs(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         for body in [#"{"text":"t"}"#, #"{"id":null,"text":"t"}"#, #"{"id":"","text":"t"}"#] {
             let r = try h.send("POST", "/tables/todoitem", body: body)
             let id = r.object["id"]?.stringValue ?? ""
@@ -48,8 +48,8 @@ func isWireDate(_ v: JSONValue?) -> Bool {
         }
     }
 
-    @Test func c36_duplicateInsert() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c36_duplicateInsert(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let first = try h.insert(#"{"id":"a","text":"old"}"#)
         let r = try h.send("POST", "/tables/todoitem", body: #"{"id":"a","text":"new"}"#)
         #expect(r.status == 409 && r.object["text"] == "old" && r.object["version"] == first["version"])
@@ -57,14 +57,14 @@ func isWireDate(_ v: JSONValue?) -> Bool {
         #expect(try h.send("GET", "/tables/todoitem/a").object["text"] == "old")
     }
 
-    @Test func c37_duplicateInOtherCase() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c37_duplicateInOtherCase(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"a","text":"t"}"#)
         #expect(try h.send("POST", "/tables/todoitem", body: #"{"id":"A","text":"t"}"#).status == 409)
     }
 
-    @Test func c38_duplicateOfDeleted() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c38_duplicateOfDeleted(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"a","text":"t"}"#)
         try h.send("DELETE", "/tables/todoitem/a")
         let r = try h.send("POST", "/tables/todoitem", body: #"{"id":"a","text":"t"}"#)
@@ -80,15 +80,15 @@ func isWireDate(_ v: JSONValue?) -> Bool {
         #expect(r.status == 400 && r.object["error"]?.stringValue?.isEmpty == false, "\(body) -> \(r)")
     }
 
-    @Test func c40_g2BodyVersionIgnoredOnInsert() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c40_g2BodyVersionIgnoredOnInsert(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"first"}"#)
         let r = try h.send("POST", "/tables/todoitem", body: #"{"id":"a","version":"AAAAAAAAB9E=","text":"t"}"#)
         #expect(r.status == 201 && r.object["version"] != "AAAAAAAAB9E=" && r.object["version"] != nil)
     }
 
-    @Test func c41_g1SystemNamesRejected() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c41_g1SystemNamesRejected(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         for body in [#"{"__version":"x"}"#, #"{"__anything":1}"#, #"{"version":"x"}"#] {
             #expect(try h.send("POST", "/tables/todoitem", g2: false, body: body).status == 400, "\(body)")
         }
@@ -100,21 +100,21 @@ func isWireDate(_ v: JSONValue?) -> Bool {
         #expect(try h.send("POST", "/tables/todoitem", body: #"{"id":"\#(id)","text":"t"}"#).status == 400, "\(id)")
     }
 
-    @Test func c44_longestID() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c44_longestID(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         #expect(try h.send("POST", "/tables/todoitem", body: #"{"id":"\#(String(repeating: "x", count: 255))"}"#).status == 201)
     }
 
-    @Test func c49_contentTypeDoesNotMatter() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c49_contentTypeDoesNotMatter(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let r1 = try h.send("POST", "/tables/todoitem", body: #"{"id":"a"}"#)
         let r2 = try h.send("POST", "/tables/todoitem", headers: [("Content-Type", "application/json; charset=utf-8")], body: #"{"id":"b"}"#)
         let r3 = try h.send("POST", "/tables/todoitem", headers: [("content-type", "application/json")], body: #"{"id":"c"}"#)
         #expect([r1.status, r2.status, r3.status] == [201, 201, 201])
     }
 
-    @Test func c50_c51_nullAndEveryColumnListed() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c50_c51_nullAndEveryColumnListed(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let r = try h.send("POST", "/tables/todoitem", body: #"{"id":"n1","note":null}"#)
         #expect(r.status == 201 && r.object["note"] == .null)
         try h.insert(#"{"id":"n2","note":"x","extra":"e"}"#)
@@ -125,21 +125,21 @@ func isWireDate(_ v: JSONValue?) -> Bool {
 
 /// Checklist items 52–59: read by id (protocol §5.2).
 @Suite struct ReadTests {
-    @Test func c52_c53_readByIDInAnyCase() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c52_c53_readByIDInAnyCase(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let item = try h.insert(#"{"id":"a","text":"t"}"#)
         let r = try h.send("GET", "/tables/todoitem/A")
         #expect(r.status == 200 && r.object["id"] == "a" && r.headers["ETag"] == "\"\(item["version"]?.stringValue ?? "")\"")
     }
 
-    @Test func c54_missing() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c54_missing(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let r = try h.send("GET", "/tables/todoitem/nope")
         #expect(r.status == 404 && r.object["error"] != nil)
     }
 
-    @Test func c55_deletedNeedsIncludeDeleted() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c55_deletedNeedsIncludeDeleted(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"a"}"#)
         try h.send("DELETE", "/tables/todoitem/a")
         #expect(try h.send("GET", "/tables/todoitem/a").status == 404)
@@ -147,30 +147,30 @@ func isWireDate(_ v: JSONValue?) -> Bool {
         #expect(r.status == 200 && r.object["deleted"] == true)
     }
 
-    @Test func c56_g1NotModified() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c56_g1NotModified(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let v = try h.insert(#"{"id":"a"}"#)["version"]?.stringValue ?? ""
         let g1 = try h.send("GET", "/tables/todoitem/a", g2: false, headers: [("If-None-Match", "\"\(v)\"")])
         #expect(g1.status == 304 && g1.body.isEmpty)
         #expect(try h.send("GET", "/tables/todoitem/a", headers: [("If-None-Match", "\"\(v)\"")]).status == 200)
     }
 
-    @Test func c57_pagingOptionsOnReadByID() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c57_pagingOptionsOnReadByID(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"a"}"#)
         #expect(try h.send("GET", "/tables/todoitem/a?$top=1", g2: false).status == 400)
         #expect(try h.send("GET", "/tables/todoitem/a?$top=1").status == 200)
     }
 
-    @Test func c58_selectOnReadByID() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c58_selectOnReadByID(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"a","text":"t"}"#)
         let r = try h.send("GET", "/tables/todoitem/a?$select=text")
         #expect(r.status == 200 && r.object == ["text": "t"])
     }
 
-    @Test func c59_encodedSlash() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c59_encodedSlash(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         #expect(try h.send("GET", "/tables/todoitem/a%2Fb").status == 400)
     }
 }

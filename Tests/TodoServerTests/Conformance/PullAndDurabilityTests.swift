@@ -12,8 +12,8 @@ import TodoTestSupport
 
 /// Checklist items 129–133: the pull shapes of the SDKs and of `todo`.
 @Suite struct PullShapeOverHTTPTests {
-    @Test func c129_sdkSkipPull() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c129_sdkSkipPull(backend: Backend) throws {
+        let h = try seeded(backend)
         try h.send("DELETE", "/tables/todoitem/r2")
         var seen: [String] = []
         var skip = 0
@@ -32,8 +32,8 @@ import TodoTestSupport
         #expect(seen.sorted() == ["r1", "r2", "r3", "r4", "r5"])
     }
 
-    @Test func c130_c132_cursorPull() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c130_c132_cursorPull(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         for i in 1...7 { try h.insert(#"{"id":"c\#(i)"}"#) }
         var cursor: (String, String)? = nil
         var seen: [String] = []
@@ -53,14 +53,14 @@ import TodoTestSupport
         #expect(seen == ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "late"])
     }
 
-    @Test func c131_g1PullCarriesSystemProperties() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c131_g1PullCarriesSystemProperties(backend: Backend) throws {
+        let h = try seeded(backend)
         let rows = try h.send("GET", "/tables/todoitem?$orderby=__updatedAt%20asc,id%20asc&$top=50&__includeDeleted=true&__systemproperties=__createdAt,__updatedAt,__version,__deleted", g2: false).array
         #expect(rows.count == 5 && rows.allSatisfy { $0["__updatedAt"] != nil && $0["__version"] != nil && $0["__deleted"] != nil })
     }
 
-    @Test func c133_updatedAtStrictlyIncreases() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c133_updatedAtStrictlyIncreases(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         var last = ""
         for i in 0..<50 {
             let u = try h.insert(#"{"id":"m\#(i)"}"#)["updatedAt"]?.stringValue ?? ""
@@ -95,8 +95,8 @@ import TodoTestSupport
         #expect(write.status == 200 && v2 != v && !versions.contains(VersionText.decode(v2) ?? 0))
     }
 
-    @Test func c137_concurrentInsertsOfOneID() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c137_concurrentInsertsOfOneID(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let statuses = Mutex<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let s = (try? h.send("POST", "/tables/todoitem", body: #"{"id":"same","text":"t"}"#).status) ?? 0

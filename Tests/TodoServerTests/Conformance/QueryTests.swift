@@ -3,8 +3,8 @@ import TableProtocol
 import TodoModel
 
 /// Rows for query tests: text, complete, priority, note.
-func seeded() throws -> TableServerHarness {
-    let h = try TableServerHarness()
+func seeded(_ backend: Backend = .embedded) throws -> TableServerHarness {
+    let h = try TableServerHarness(backend: backend)
     for (id, text, complete, priority) in [("r1", "milk", false, 3), ("r2", "Bread", true, 1), ("r3", "I love Azure!", false, 5),
                                            ("r4", "it's", true, 2), ("r5", "  milk ", false, 4)] {
         try h.insert(#"{"id":"\#(id)","text":"\#(text)","complete":\#(complete),"priority":\#(priority)}"#)
@@ -20,8 +20,8 @@ func q(_ h: TableServerHarness, _ query: String, g2: Bool = true) throws -> [Str
 
 /// Checklist items 95–112.
 @Suite struct QueryOptionTests {
-    @Test func c95_c96_c97_c98_softDeleteInQueries() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c95_c96_c97_c98_softDeleteInQueries(backend: Backend) throws {
+        let h = try seeded(backend)
         try h.send("DELETE", "/tables/todoitem/r2")
         #expect(try q(h, "") == ["r1", "r3", "r4", "r5"])
         for p in ["__includeDeleted=true", "__INCLUDEDELETED=TRUE", "__includedeleted=True"] {
@@ -33,16 +33,16 @@ func q(_ h: TableServerHarness, _ query: String, g2: Bool = true) throws -> [Str
         #expect(try h.send("GET", "/tables/todoitem?$inlinecount=allpages&__includeDeleted=true").object["count"] == 5)
     }
 
-    @Test func c99_c100_c101_filterAndOrder() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c99_c100_c101_filterAndOrder(backend: Backend) throws {
+        let h = try seeded(backend)
         #expect(try q(h, "$filter=complete%20eq%20true&$orderby=text%20desc") == ["r4", "r2"])
         #expect(try q(h, "$orderby=complete%20desc,text%20asc") == ["r2", "r4", "r5", "r3", "r1"])
         try h.insert(#"{"id":"r0","text":"milk"}"#)
         #expect(try q(h, "$orderby=text&$filter=text%20eq%20'milk'") == ["r0", "r1"])
     }
 
-    @Test func c102_c103_c104_topAndSkip() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c102_c103_c104_topAndSkip(backend: Backend) throws {
+        let h = try seeded(backend)
         // By Unicode scalars: "  milk " < "Bread" < "I love Azure!" < "it's" < "milk".
         #expect(try q(h, "$orderby=text") == ["r5", "r2", "r3", "r4", "r1"])
         #expect(try q(h, "$top=3&$skip=2&$orderby=text") == ["r3", "r4", "r1"])
@@ -52,22 +52,22 @@ func q(_ h: TableServerHarness, _ query: String, g2: Bool = true) throws -> [Str
         }
     }
 
-    @Test func c105_select() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c105_select(backend: Backend) throws {
+        let h = try seeded(backend)
         let rows = try h.send("GET", "/tables/todoitem?$select=id,text").array
         #expect(rows.allSatisfy { Set(($0.objectValue ?? [:]).keys) == ["id", "text"] } && rows.count == 5)
     }
 
-    @Test func c106_inlinecount() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c106_inlinecount(backend: Backend) throws {
+        let h = try seeded(backend)
         let r = try h.send("GET", "/tables/todoitem?$inlinecount=allpages&$top=2")
         #expect(r.object["results"]?.arrayValue?.count == 2 && r.object["count"] == 5)
         #expect(try h.send("GET", "/tables/todoitem?$inlinecount=none").json?.arrayValue != nil)
         #expect(try h.send("GET", "/tables/todoitem?$inlinecount=some").status == 400)
     }
 
-    @Test func c107_c108_c109_c110_linkHeader() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c107_c108_c109_c110_linkHeader(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         for i in 0..<53 { try h.insert(#"{"id":"p\#(i < 10 ? "0" : "")\#(i)","complete":false}"#) }
         let first = try h.send("GET", "/tables/todoitem?$filter=complete%20eq%20false")
         #expect(first.array.count == 50)
@@ -83,8 +83,8 @@ func q(_ h: TableServerHarness, _ query: String, g2: Bool = true) throws -> [Str
         #expect(exact.array.count == 50 && exact.headers["Link"] == nil)
     }
 
-    @Test func c111_c112_emptyResults() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c111_c112_emptyResults(backend: Backend) throws {
+        let h = try seeded(backend)
         #expect(try q(h, "$filter=text%20eq%20'none'") == [])
         #expect(try q(h, "$filter=nosuchcolumn%20eq%201") == [])
         #expect(try q(h, "$orderby=nosuchcolumn") == [])
@@ -93,7 +93,7 @@ func q(_ h: TableServerHarness, _ query: String, g2: Bool = true) throws -> [Str
 
 /// Checklist items 113–128: the filter language over HTTP (the evaluator has its own tests).
 @Suite struct FilterOverHTTPTests {
-    @Test(arguments: [
+    @Test(arguments: Backend.allCases, [
         ("text eq 'milk'", ["r1"]), ("text ne 'milk'", ["r2", "r3", "r4", "r5"]), ("text gt 'i'", ["r1", "r4"]),
         ("text ge 'milk'", ["r1"]), ("text lt 'C'", ["r2", "r5"]), ("text le 'Bread'", ["r2", "r5"]),
         ("complete eq false or text eq 'x' and complete eq true", ["r1", "r3", "r5"]),
@@ -108,13 +108,14 @@ func q(_ h: TableServerHarness, _ query: String, g2: Bool = true) throws -> [Str
         ("round(-2.5) eq -3", ["r1", "r2", "r3", "r4", "r5"]), ("note eq null", ["r1", "r2", "r3", "r4", "r5"]), ("note ne null", []),
         ("text eq 5", []),
     ])
-    func c113_to_c125_c128_filters(filter: String, expected: [String]) throws {
-        let h = try seeded()
+    func c113_to_c125_c128_filters(backend: Backend, filter: (String, [String])) throws {
+        let (filter, expected) = filter
+        let h = try seeded(backend)
         #expect(try q(h, "$filter=" + PercentEncoding.encode(filter)) == expected, "\(filter)")
     }
 
-    @Test func c120_c121_c122_dates() throws {
-        let h = try seeded()
+    @Test(arguments: Backend.allCases) func c120_c121_c122_dates(backend: Backend) throws {
+        let h = try seeded(backend)
         let r3 = try h.send("GET", "/tables/todoitem/r3").object
         let updated = r3["updatedAt"]?.stringValue ?? ""
         let later = try q(h, "$filter=" + PercentEncoding.encode("updatedAt ge datetimeoffset'\(updated)'"))
@@ -133,8 +134,8 @@ func q(_ h: TableServerHarness, _ query: String, g2: Bool = true) throws -> [Str
         #expect(r.status == 400 && r.object["error"] != nil, "\(filter)")
     }
 
-    @Test func c127_plusIsASpace() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c127_plusIsASpace(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"s","text":"a b"}"#)
         #expect(try q(h, "$filter=text%20eq%20'a+b'") == ["s"])
     }

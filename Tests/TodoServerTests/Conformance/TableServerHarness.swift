@@ -1,3 +1,4 @@
+import PostgresClient
 import Testing
 import TableProtocol
 import TodoBasics
@@ -11,7 +12,13 @@ final class TableServerHarness: @unchecked Sendable {
     let directory: TempDirectory
     /// False when the directory came from another harness (a restart), which removes it.
     private let ownsDirectory: Bool
-    let storage: TableStorage
+    /// Where the tables are: the embedded store, or a fresh database on the shared PostgreSQL test cluster.
+    let backend: Backend
+    let store: any TableStore
+    /// The embedded store, for tests of it alone.
+    var storage: TableStorage { store as! TableStorage }
+    /// The PostgreSQL database, kept while any node serves it.
+    let database: TestDatabase?
     let service: TableService
     let server: HTTPServer
     let port: Int
@@ -21,7 +28,8 @@ final class TableServerHarness: @unchecked Sendable {
     /// Fixed columns of the checklist's `todoitem`: text, complete, priority, note. `reopening`: the
     /// directory of an earlier harness, to restart on its data (stop and close that one first);
     /// `io`: the log's system calls (a test's faults).
-    init(reopening: TempDirectory? = nil, io: any LogFileIO = SystemLogFileIO(), limits: StorageLimits = StorageLimits(),
+    /// `joining`: a database another harness serves (PostgreSQL only): one more node on it.
+    init(backend: Backend = .embedded, joining shared: TestDatabase? = nil, reopening: TempDirectory? = nil, io: any LogFileIO = SystemLogFileIO(), limits: StorageLimits = StorageLimits(),
          _ configure: (inout ServiceConfiguration) -> Void = { _ in },
          http: (inout HTTPServerConfiguration) -> Void = { _ in }) throws {
         directory = reopening ?? TempDirectory("todo-server-test")
@@ -29,9 +37,18 @@ final class TableServerHarness: @unchecked Sendable {
         var config = ServiceConfiguration()
         configure(&config)
         let logLines = self.logLines
-        storage = try TableStorage(directory: directory.sub("data"), clock: .live, tuning: .init(), limits: limits, io: io,
-                                   onFailure: { logLines.append(ServerMain.failureLine($0)) })
-        service = try TableService(configuration: config, storage: storage)
+        self.backend = backend
+        switch backend {
+        case .embedded:
+            database = nil
+            store = try TableStorage(directory: directory.sub("data"), clock: .live, tuning: .init(), limits: limits, io: io,
+                                     onFailure: { logLines.append(ServerMain.failureLine($0)) })
+        case .postgres:
+            let database = try shared ?? TestDatabase()
+            self.database = database
+            store = try PostgresTableStore(config: database.config)
+        }
+        service = try TableService(configuration: config, store: store)
         let service = self.service
         var httpConfiguration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http(&httpConfiguration)
@@ -41,8 +58,8 @@ final class TableServerHarness: @unchecked Sendable {
                             log: { logLines.append($0) })
         port = try server.start()
         // The checklist's columns: text (string), complete (boolean), priority (number), note (string).
-        if try storage.schema("todoitem") != nil {
-            try storage.write("todoitem") { w in
+        if try store.schema("todoitem") != nil {
+            try store.write("todoitem") { w in
                 for (name, type) in [("text", ColumnType.string), ("complete", .boolean), ("priority", .number), ("note", .string)] {
                     w.setColumnType(name, type)
                 }
@@ -52,6 +69,7 @@ final class TableServerHarness: @unchecked Sendable {
 
     deinit {
         server.stop()
+        if backend == .postgres { store.close() }
         if ownsDirectory { directory.remove() }
     }
 

@@ -3,17 +3,18 @@ import Synchronization
 import Testing
 import TableProtocol
 import TodoModel
+@testable import TodoServer
 
 /// Checklist items 60–80: update and optimistic concurrency (protocol §5.4, §6).
 @Suite struct UpdateTests {
-    func setup() throws -> (TableServerHarness, String) {
-        let h = try TableServerHarness()
+    func setup(_ backend: Backend = .embedded) throws -> (TableServerHarness, String) {
+        let h = try TableServerHarness(backend: backend)
         let v0 = try h.insert(#"{"id":"a","text":"t","complete":false}"#)["version"]?.stringValue ?? ""
         return (h, v0)
     }
 
-    @Test func c60_patch() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c60_patch(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         let before = try h.send("GET", "/tables/todoitem/a").object
         let r = try h.send("PATCH", "/tables/todoitem/a", body: #"{"complete":true}"#)
         let o = r.object
@@ -23,23 +24,23 @@ import TodoModel
         #expect(try h.send("GET", "/tables/todoitem/a").object["complete"] == true)
     }
 
-    @Test func c61_c62_c63_bodyID() throws {
-        let (h, _) = try setup()
+    @Test(arguments: Backend.allCases) func c61_c62_c63_bodyID(backend: Backend) throws {
+        let (h, _) = try setup(backend)
         #expect(try h.send("PATCH", "/tables/todoitem/a", body: #"{"text":"x"}"#).status == 200)
         #expect(try h.send("PATCH", "/tables/todoitem/a", body: #"{"id":"b","text":"x"}"#).status == 400)
         #expect(try h.send("PATCH", "/tables/todoitem/a", body: #"{"id":"A","text":"x"}"#).status == 200)
     }
 
-    @Test func c64_currentIfMatchForms() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c64_currentIfMatchForms(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         #expect(try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "\"\(v0)\"")], body: #"{"text":"1"}"#).status == 200)
         let v1 = try h.send("GET", "/tables/todoitem/a").object["version"]?.stringValue ?? ""
         #expect(try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", v1)], body: #"{"text":"2"}"#).status == 200)
         #expect(try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "*")], body: #"{"text":"3"}"#).status == 200)
     }
 
-    @Test func c65_staleIfMatch() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c65_staleIfMatch(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         try h.send("PATCH", "/tables/todoitem/a", body: #"{"text":"other"}"#)
         let current = try h.send("GET", "/tables/todoitem/a").object
         let r = try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "\"\(v0)\"")], body: #"{"text":"mine"}"#)
@@ -49,16 +50,16 @@ import TodoModel
         #expect(try h.send("GET", "/tables/todoitem/a").object["text"] == "other")
     }
 
-    @Test func c66_g1ConflictBodyHasAllSystemProperties() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c66_g1ConflictBodyHasAllSystemProperties(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         try h.send("PATCH", "/tables/todoitem/a", body: #"{"text":"other"}"#)
         let r = try h.send("PATCH", "/tables/todoitem/a", g2: false, headers: [("If-Match", "\"\(v0)\"")], body: #"{"text":"x"}"#)
         #expect(r.status == 412)
         for name in ["__createdAt", "__updatedAt", "__version", "__deleted"] { #expect(r.object[name] != nil, "\(name)") }
     }
 
-    @Test func c67_c68_c69_bodyVersion() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c67_c68_c69_bodyVersion(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         try h.send("PATCH", "/tables/todoitem/a", body: #"{"text":"other"}"#)
         let stale = try h.send("PATCH", "/tables/todoitem/a", body: #"{"text":"x","version":"\#(v0)"}"#)
         #expect(stale.status == 409 && stale.object["text"] == "other" && stale.headers["ETag"] != nil)
@@ -68,53 +69,53 @@ import TodoModel
         #expect(try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "\"\(now)\"")], body: #"{"text":"z","version":"\#(v0)"}"#).status == 200)
     }
 
-    @Test func c70_c71_weakAndMultipleTags() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c70_c71_weakAndMultipleTags(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         #expect(try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "W/\"\(v0)\"")], body: #"{"text":"x"}"#).status == 412)
         #expect(try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "\"x\", \"y\"")], body: #"{"text":"x"}"#).status == 400)
     }
 
-    @Test func c72_c73_missingOrDeleted() throws {
-        let (h, _) = try setup()
+    @Test(arguments: Backend.allCases) func c72_c73_missingOrDeleted(backend: Backend) throws {
+        let (h, _) = try setup(backend)
         #expect(try h.send("PATCH", "/tables/todoitem/nope", body: #"{"text":"x"}"#).status == 404)
         let deleted = try h.send("DELETE", "/tables/todoitem/a").object["version"]?.stringValue ?? ""
         #expect(try h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "\"\(deleted)\"")], body: #"{"text":"x"}"#).status == 404)
     }
 
-    @Test func c74_systemNamesInPatch() throws {
-        let (h, _) = try setup()
+    @Test(arguments: Backend.allCases) func c74_systemNamesInPatch(backend: Backend) throws {
+        let (h, _) = try setup(backend)
         #expect(try h.send("PATCH", "/tables/todoitem/a", body: #"{"updatedAt":"x"}"#).status == 400)
         #expect(try h.send("PATCH", "/tables/todoitem/a", g2: false, body: #"{"__version":"x"}"#).status == 400)
     }
 
-    @Test func c75_patchOnTheCollection() throws {
-        let (h, _) = try setup()
+    @Test(arguments: Backend.allCases) func c75_patchOnTheCollection(backend: Backend) throws {
+        let (h, _) = try setup(backend)
         #expect(try h.send("PATCH", "/tables/todoitem", g2: false, body: #"{"id":"a","text":"z"}"#).status == 400)
         let r = try h.send("PATCH", "/tables/todoitem", body: #"{"id":"a","text":"z"}"#)
         #expect(r.status == 200 && r.object["text"] == "z")
         #expect(try h.send("PATCH", "/tables/todoitem", body: #"{"text":"z"}"#).status == 400)
     }
 
-    @Test func c76_emptyPatchWritesNothing() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c76_emptyPatchWritesNothing(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         let r = try h.send("PATCH", "/tables/todoitem/a", body: "{}")
         #expect(r.status == 200 && r.object["version"]?.stringValue == v0)
     }
 
-    @Test func c77_g1PatchWithIfMatchReturnsNewVersion() throws {
-        let (h, v0) = try setup()
+    @Test(arguments: Backend.allCases) func c77_g1PatchWithIfMatchReturnsNewVersion(backend: Backend) throws {
+        let (h, v0) = try setup(backend)
         let r = try h.send("PATCH", "/tables/todoitem/a", g2: false, headers: [("If-Match", "\"\(v0)\"")], body: #"{"text":"x"}"#)
         #expect(r.status == 200 && r.object["__version"] != nil && r.object["__version"]?.stringValue != v0)
     }
 
-    @Test func c78_patchNull() throws {
-        let (h, _) = try setup()
+    @Test(arguments: Backend.allCases) func c78_patchNull(backend: Backend) throws {
+        let (h, _) = try setup(backend)
         #expect(try h.send("PATCH", "/tables/todoitem/a", body: #"{"text":null}"#).object["text"] == .null)
         #expect(try h.send("GET", "/tables/todoitem/a").object["text"] == .null)
     }
 
-    @Test func c79_tutorialRESTRequest() throws {
-        let h = try TableServerHarness { $0.appKey = "k" }
+    @Test(arguments: Backend.allCases) func c79_tutorialRESTRequest(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend) { $0.appKey = "k" }
         let created = try h.send("POST", "/tables/todoitem", headers: [("X-ZUMO-APPLICATION", "k")], body: #"{"id":"D265929E","text":"Mobile Services is Cool!"}"#)
         let r = try h.send("PATCH", "/tables/todoitem/D265929E?__systemproperties=__version", g2: false,
                            headers: [("Content-Type", "application/json"), ("x-zumo-application", "k")],
@@ -122,9 +123,9 @@ import TodoModel
         #expect(r.status == 200 && r.object["__version"] != nil && r.object["__version"] != created.object["version"])
     }
 
-    @Test func c80_concurrentPatchesOneWinner() throws {
+    @Test(arguments: Backend.allCases) func c80_concurrentPatchesOneWinner(backend: Backend) throws {
         for round in 0..<5 {
-            let (h, v0) = try setup()
+            let (h, v0) = try setup(backend)
             let statuses = Mutex<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { i in
                 let status = (try? h.send("PATCH", "/tables/todoitem/a", headers: [("If-Match", "\"\(v0)\"")], body: #"{"text":"w\#(i)"}"#).status) ?? 0
@@ -138,31 +139,31 @@ import TodoModel
 
 /// Checklist items 81–94: delete and undelete (protocol §5.5, §7).
 @Suite struct DeleteTests {
-    @Test func c81_c83_g2Delete() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c81_c83_g2Delete(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let v0 = try h.insert(#"{"id":"a"}"#)["version"]
         let r = try h.send("DELETE", "/tables/todoitem/a")
         #expect(r.status == 200 && r.object["deleted"] == true && r.object["version"] != v0 && r.headers["ETag"] != nil)
         #expect(try h.send("GET", "/tables/todoitem/a").status == 404)
     }
 
-    @Test func c82_g1Delete() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c82_g1Delete(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"a"}"#)
         let r = try h.send("DELETE", "/tables/todoitem/a", g2: false)
         #expect(r.status == 204 && r.body.isEmpty)
     }
 
-    @Test func c84_deleteMissingOrDeleted() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c84_deleteMissingOrDeleted(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         #expect(try h.send("DELETE", "/tables/todoitem/nope").status == 404)
         try h.insert(#"{"id":"a"}"#)
         try h.send("DELETE", "/tables/todoitem/a")
         #expect(try h.send("DELETE", "/tables/todoitem/a").status == 404)
     }
 
-    @Test func c85_c86_deleteIfMatch() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c85_c86_deleteIfMatch(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let v0 = try h.insert(#"{"id":"a"}"#)["version"]?.stringValue ?? ""
         try h.send("PATCH", "/tables/todoitem/a", body: #"{"text":"x"}"#)
         let stale = try h.send("DELETE", "/tables/todoitem/a", headers: [("If-Match", "\"\(v0)\"")])
@@ -174,9 +175,9 @@ import TodoModel
         #expect(try h.send("DELETE", "/tables/todoitem/b", headers: [("If-Match", "\"\(v2)\"")]).status == 200)
     }
 
-    @Test func c87_hardDeleteTable() throws {
-        let h = try TableServerHarness { $0.tables = ["todoitem"] }
-        try h.storage.createTable("hard", softDelete: false)
+    @Test(arguments: Backend.allCases) func c87_hardDeleteTable(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend) { $0.tables = ["todoitem"] }
+        try h.store.createTable("hard", softDelete: false, idType: .string, columns: [:])
         try h.insert(#"{"id":"a"}"#, table: "hard")
         #expect(try h.send("DELETE", "/tables/hard/a").status == 200)
         #expect(try h.send("GET", "/tables/hard/a?__includeDeleted=true").status == 404)
@@ -185,8 +186,8 @@ import TodoModel
         #expect(try h.send("POST", "/tables/hard/a").status == 400, "c93: no undelete on a hard-delete table")
     }
 
-    @Test func c88_c89_undelete() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c88_c89_undelete(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         try h.insert(#"{"id":"a"}"#)
         let deleted = try h.send("DELETE", "/tables/todoitem/a").object["version"]
         let r = try h.send("POST", "/tables/todoitem/a")
@@ -196,8 +197,8 @@ import TodoModel
         #expect(try h.send("POST", "/tables/todoitem/a", g2: false).status == 200)
     }
 
-    @Test func c90_c91_c92_c94_undeleteRules() throws {
-        let h = try TableServerHarness()
+    @Test(arguments: Backend.allCases) func c90_c91_c92_c94_undeleteRules(backend: Backend) throws {
+        let h = try TableServerHarness(backend: backend)
         let v0 = try h.insert(#"{"id":"a"}"#)["version"]?.stringValue ?? ""
         try h.send("DELETE", "/tables/todoitem/a")
         #expect(try h.send("POST", "/tables/todoitem/a", headers: [("If-Match", "\"\(v0)\"")]).status == 412)

@@ -9,19 +9,19 @@ import TodoBasics
 ///
 /// `TestCluster.shared()` is started once per test process, lazily, and shared by the suites;
 /// tests that stop or restart a server make their own with `TestCluster.make(name)`.
-final class TestCluster: Sendable {
+public final class TestCluster: Sendable {
     let home: ClusterHome
-    let name: String
-    let dataFolder: String
-    let socketFolder: String
-    let port: Int
+    public let name: String
+    public let dataFolder: String
+    public let socketFolder: String
+    public let port: Int
     /// pg_ctl's output (written by this process) and the server's own log (written by the server).
     let log: String
     let serverLog: String
 
     /// The unprivileged role the shared cluster has for SCRAM tests (the app's kind of user).
-    static let appUser = "todo_app"
-    static let appPassword = "app-secret-42"
+    public static let appUser = "todo_app"
+    public static let appPassword = "app-secret-42"
 
     private static let sharedCluster: Result<TestCluster, ClusterError> = {
         let cluster: TestCluster
@@ -41,7 +41,7 @@ final class TestCluster: Sendable {
     }()
 
     /// The cluster most tests share. Throws (so the test fails) with the reason when there is none.
-    static func shared() throws -> TestCluster {
+    public static func shared() throws -> TestCluster {
         try sharedCluster.get()
     }
 
@@ -56,7 +56,7 @@ final class TestCluster: Sendable {
     }
 
     /// A new cluster from the template, started.
-    static func make(_ name: String) -> Result<TestCluster, ClusterError> {
+    public static func make(_ name: String) -> Result<TestCluster, ClusterError> {
         let home: ClusterHome
         switch ClusterHome.shared {
         case .success(let shared): home = shared
@@ -79,7 +79,7 @@ final class TestCluster: Sendable {
     }
 
     /// pg_ctl start, waiting until the server accepts connections.
-    func start() -> Result<Void, ClusterError> {
+    public func start() -> Result<Void, ClusterError> {
         let status = Command.run([home.binaries + "/pg_ctl", "-D", dataFolder, "-l", serverLog, "-w", "-t", "60",
                                   "-o", "-p \(port) -k \(socketFolder)", "start"], log: log)
         guard status == 0 else {
@@ -90,7 +90,7 @@ final class TestCluster: Sendable {
     }
 
     /// pg_ctl stop in fast mode: every session gets 57P01, as in a restart or a failover.
-    func stop() -> Result<Void, ClusterError> {
+    public func stop() -> Result<Void, ClusterError> {
         let status = Command.run([home.binaries + "/pg_ctl", "-D", dataFolder, "-m", "fast", "-w", "-t", "60", "stop"], log: log)
         guard status == 0 else {
             return .failure(ClusterError(description: "pg_ctl stop of the \(name) test cluster failed (exit \(status)):\n"
@@ -100,12 +100,12 @@ final class TestCluster: Sendable {
     }
 
     /// Trust over the unix socket, as the superuser.
-    var socketConfig: PostgresConfig {
+    public var socketConfig: PostgresConfig {
         PostgresConfig(endpoint: .unixSocket(directory: socketFolder, port: port), user: "postgres", database: "postgres")
     }
 
     /// SCRAM-SHA-256 over TCP.
-    func tcpConfig(user: String = TestCluster.appUser, password: String? = TestCluster.appPassword) -> PostgresConfig {
+    public func tcpConfig(user: String = TestCluster.appUser, password: String? = TestCluster.appPassword) -> PostgresConfig {
         PostgresConfig(endpoint: .tcp(host: "127.0.0.1", port: port), user: user, database: "postgres", password: password)
     }
 
@@ -130,5 +130,5 @@ final class TestCluster: Sendable {
 
 /// Unwraps a cluster result in a test: the test fails with the reason.
 extension Result where Failure == ClusterError {
-    func orFail() throws -> Success { try get() }
+    public func orFail() throws -> Success { try get() }
 }

@@ -4,8 +4,10 @@ import Glibc
 import TodoBasics
 
 /// Why the throwaway cluster could not be had. Tests that need it fail with this text; they never skip.
-struct ClusterError: Error, CustomStringConvertible {
-    let description: String
+public struct ClusterError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) { self.description = description }
 }
 
 /// The per-process home of the test clusters: one temp folder, the PostgreSQL binaries, and a
@@ -151,7 +153,7 @@ final class ClusterHome: Sendable {
     }
 }
 
-func writeFile(_ path: String, _ text: String) {
+public func writeFile(_ path: String, _ text: String) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return }
     _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -1,0 +1,158 @@
+import PostgresClient
+import TableProtocol
+import TodoBasics
+import TodoModel
+
+/// The tables in PostgreSQL (issue 18): many stateless `todo-server` nodes on one database.
+///
+/// No row missed by an incremental pull: every write to a table first locks the table's
+/// `todo_tables` row (`SELECT … FOR UPDATE`) and takes its stamp (updatedAt = max(now, last + 1),
+/// version = last + 1) from that row, writing the new last values back before it commits. So the
+/// writes of one table, on whatever node, run one after the other, and stamps grow in commit
+/// order: while a write is in flight, every committed row has a smaller updatedAt than it, and a
+/// pull that has passed some updatedAt can never later see a commit below it. The cost: one
+/// table's writes do not run in parallel, as in the embedded store (different tables do).
+///
+/// Queries: the page's rows are chosen in SQL where the answer can be bounded (the deleted rule,
+/// owner mode, one id, the incremental pull's `(updatedAt, id)` range with its limit, the default
+/// order's `id` range), then `QueryPlan` evaluates the full filter, order, skip and top in Swift
+/// on what was fetched, exactly as on the embedded store (`PostgresQuery`).
+final class PostgresTableStore: Sendable {
+    let pool: PostgresPool
+    let config: PostgresConfig
+    let clock: Clock
+
+    /// Connects and creates the store's tables when missing. Throws a `StorageError` saying why not.
+    init(config: PostgresConfig, connections: Int = 8, clock: Clock = .live) throws(StorageError) {
+        self.config = config
+        self.clock = clock
+        pool = PostgresPool(config, size: connections)
+        do {
+            try pool.transaction { connection in
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresTableSchema.creationLock)])
+                for statement in PostgresTableSchema.statements { try connection.execute(statement) }
+            }
+        } catch {
+            pool.close()
+            throw Self.storageError(error)
+        }
+    }
+
+    /// A database failure as the service reports it (a 503 that says what happened).
+    static func storageError(_ error: any Error) -> StorageError {
+        if let storage = error as? StorageError { return storage }
+        return StorageError(.unavailable, "PostgreSQL (\(error))")
+    }
+
+    private static func key(_ table: String) -> String? {
+        TableStorage.isValidTableName(table) ? table.lowercased() : nil
+    }
+
+    private func meta(_ connection: PostgresConnection, _ key: String, forUpdate: Bool) throws -> PostgresTableSchema.Meta? {
+        let rows = try connection.query("SELECT \(PostgresTableSchema.metaColumns) FROM todo_tables t WHERE t.key = $1"
+                                        + (forUpdate ? " FOR UPDATE" : ""), [.text(key)])
+        return try rows.first.map(PostgresTableSchema.meta)
+    }
+
+    /// Marks a creating write that changed nothing: its transaction is rolled back, so the table
+    /// is not created, and its result is returned.
+    private struct NothingCreated: Error {}
+
+    /// `keepEmpty`: a creation stays even when `body` changes nothing (`createTable`; a creating
+    /// insert that changed nothing creates nothing).
+    private func run<T>(_ table: String, creating: (softDelete: Bool, idType: TableIDType)?, keepEmpty: Bool = false,
+                        _ body: (inout TableWrite) throws -> T) throws -> T {
+        guard let key = Self.key(table) else {
+            throw StorageError(.invalidTableName, "'\(table)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
+        }
+        var unchanged: T?
+        do {
+            return try pool.transaction { connection in
+                var created = false
+                if let creating {
+                    created = try !connection.query("""
+                        INSERT INTO todo_tables (key, name, soft_delete, id_type, columns, last_updated_at, last_version, last_id)
+                        VALUES ($1, $2, $3, $4, '{}', 0, 0, 0) ON CONFLICT (key) DO NOTHING RETURNING key
+                        """, [.text(key), .text(table), .bool(creating.softDelete), .text(creating.idType.rawValue)]).isEmpty
+                }
+                guard let meta = try meta(connection, key, forUpdate: true) else {
+                    throw StorageError(.noSuchTable, "no table named '\(table)'")
+                }
+                let base = PostgresWriteBase(connection: connection, key: key, meta: meta)
+                var write = TableWrite(memory: base, counter: base, clock: clock)
+                let result = try body(&write)
+                if let failure = base.failure { throw failure }
+                let commit = write.makeCommit()
+                if created && commit.isEmpty && !keepEmpty {
+                    unchanged = result
+                    throw NothingCreated()
+                }
+                if !commit.isEmpty { try base.apply(commit) }
+                return result
+            }
+        } catch is NothingCreated {
+            return unchanged!
+        } catch let error as PostgresError {
+            throw Self.storageError(error)
+        }
+    }
+}
+
+extension PostgresTableStore: TableStore {
+    func schema(_ table: String) throws(StorageError) -> TableSchema? {
+        guard let key = Self.key(table) else { return nil }
+        do {
+            return try pool.withConnection { try meta($0, key, forUpdate: false) }?.schema
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    func createTable(_ name: String, softDelete: Bool, idType: TableIDType, columns: [String: ColumnType]) throws {
+        _ = try run(name, creating: (softDelete, idType), keepEmpty: true) { w in
+            for (column, type) in columns where w.schema.columns[column] == nil { w.setColumnType(column, type) }
+        }
+    }
+
+    func write<T>(_ table: String, _ body: (inout TableWrite) throws -> T) throws -> T {
+        try run(table, creating: nil, body)
+    }
+
+    func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool, _ body: (inout TableWrite) throws -> T) throws -> T {
+        try run(table, creating: (softDelete, .string), body)
+    }
+
+    func readRow(_ table: String, id: String) throws(StorageError) -> (row: StoredRow?, schema: TableSchema)? {
+        guard let key = Self.key(table) else { return nil }
+        do {
+            let rows = try pool.query("""
+                SELECT \(PostgresTableSchema.metaColumns), \(PostgresTableSchema.rowColumns) FROM todo_tables t
+                LEFT JOIN todo_rows r ON r.table_key = t.key AND r.id_key = $2 WHERE t.key = $1
+                """, [.text(key), .text(id.lowercased())])
+            guard let first = rows.first else { return nil }
+            return (try PostgresTableSchema.row(first, at: 7), try PostgresTableSchema.meta(first).schema)
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    func select(_ table: String, _ plan: QueryPlan) throws(StorageError) -> QuerySelection? {
+        guard let key = Self.key(table) else { return nil }
+        do {
+            return try pool.transaction(isolation: .repeatableRead) { connection -> QuerySelection? in
+                guard let meta = try meta(connection, key, forUpdate: false) else { return nil }
+                let query = PostgresQuery(plan: plan, key: key, schema: meta.schema)
+                let rows = try connection.query(query.sql, query.parameters).compactMap { try PostgresTableSchema.row($0, at: 0) }
+                return query.finish(rows)
+            }
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    func location(of table: String) -> String {
+        "its row in todo_tables (PostgreSQL database '\(config.database)' at \(config.endpoint))"
+    }
+
+    func close() { pool.close() }
+}
