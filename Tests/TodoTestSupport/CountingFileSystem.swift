@@ -29,6 +29,7 @@ public final class CountingFileSystem: FileSystem {
     public func rename(_ from: String, to: String) throws(FileSystemError) { try base.rename(from, to: to) }
     public func removeFile(_ path: String) throws(FileSystemError) { try base.removeFile(path) }
     public func createDirectory(_ path: String) throws(FileSystemError) { try base.createDirectory(path) }
+    public func removeDirectory(_ path: String) throws(FileSystemError) { try base.removeDirectory(path) }
     public func syncDirectory(_ path: String) throws(FileSystemError) { try base.syncDirectory(path) }
     public func syncFileSystem(_ path: String) throws(FileSystemError) { try base.syncFileSystem(path) }
     public func fileExists(_ path: String) -> Bool { base.fileExists(path) }
