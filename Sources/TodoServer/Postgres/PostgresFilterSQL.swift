@@ -2,60 +2,70 @@ import PostgresClient
 import TableProtocol
 
 /// The part of a `$filter` compiled to SQL (issue 18 item 3): a condition every matching row meets,
-/// so the database returns fewer rows, and whether it is exact (meets it only the matching rows),
-/// so that a page's `LIMIT` can go to the database too.
+/// so the database returns fewer rows, and whether it is exact (met by the matching rows only),
+/// so that a page's `LIMIT` can go to the database too. `QueryPlan` still evaluates the whole
+/// filter in Swift on what is fetched, so a compiled part only ever has to keep every row the
+/// evaluator keeps; an exact one keeps no other.
 ///
-/// Compiled: `and` and `or` of `column eq 'text'` and `column eq true|false` (either side), which
-/// compare alike in both places: a JSON string equals only a string with the same Unicode scalars
-/// (jsonb compares strings byte for byte for equality), a boolean only the same boolean, a missing
-/// field or another type nothing. Everything else (other operators, functions, numbers, dates,
-/// `not`) is left to `QueryPlan`, which evaluates the whole filter on every fetched row anyway.
+/// Why two conditions per node: the evaluator's logic has three values (§8.6.3: a type mismatch
+/// or null is "unknown"), SQL's NULL does not behave the same under `NOT`. So each node compiles to
+/// "the evaluator says true" and "the evaluator says false", both plain SQL booleans that are never
+/// NULL; `not` swaps them, `and`/`or` combine them as Kleene logic does. Which leaves compile is in
+/// `PostgresFilterTerms`; anything else is not compiled: inside `and` the other operands still
+/// narrow the rows (a prefilter, not exact), anywhere else the enclosing node is not compiled.
 enum PostgresFilterSQL {
-    static func implied(_ filter: FilterExpression, _ parameters: inout [PostgresValue]) -> (sql: String, exact: Bool)? {
+    /// SQL conditions over `todo_rows r`, never NULL. `whenFalse` is nil when `whenTrue` is only a
+    /// superset of the rows the evaluator finds true (a prefilter); otherwise both are exact.
+    struct Truth {
+        var whenTrue: String
+        var whenFalse: String?
+        var exact: Bool { whenFalse != nil }
+
+        static let unknown = Truth(whenTrue: "false", whenFalse: "false")
+    }
+
+    /// `integerIDs`: the table's ids are numbers to the evaluator (`autoIncrement`); `id` is then not compiled.
+    static func implied(_ filter: FilterExpression, _ parameters: inout [PostgresValue],
+                        integerIDs: Bool = false) -> (sql: String, exact: Bool)? {
+        var terms = PostgresFilterTerms(parameters: parameters, integerIDs: integerIDs)
+        guard let truth = compile(filter, &terms) else { return nil }
+        parameters = terms.parameters
+        return (truth.whenTrue, truth.exact)
+    }
+
+    static func compile(_ filter: FilterExpression, _ terms: inout PostgresFilterTerms) -> Truth? {
         switch filter.node {
         case .and(let operands):
-            var parts: [String] = []
-            var exact = true
+            var parts: [Truth] = []
             for operand in operands {
-                if let part = implied(operand, &parameters) {
-                    parts.append(part.sql)
-                    exact = exact && part.exact
-                } else {
-                    exact = false
-                }
+                if let part = compile(operand, &terms) { parts.append(part) }
             }
-            return parts.isEmpty ? nil : ("(" + parts.joined(separator: " AND ") + ")", exact)
+            guard !parts.isEmpty else { return nil }
+            let falses = parts.count == operands.count ? parts.compactMap(\.whenFalse) : []
+            return Truth(whenTrue: joined(parts.map(\.whenTrue), "AND"),
+                         whenFalse: falses.count == operands.count ? joined(falses, "OR") : nil)
         case .or(let operands):
-            var parts: [String] = []
-            var exact = true
+            var parts: [Truth] = []
             for operand in operands {
-                guard let part = implied(operand, &parameters) else { return nil }
-                parts.append(part.sql)
-                exact = exact && part.exact
+                guard let part = compile(operand, &terms) else { return nil }
+                parts.append(part)
             }
-            return ("(" + parts.joined(separator: " OR ") + ")", exact)
-        case .binary(.eq, let lhs, let rhs):
-            return equality(lhs, rhs, &parameters) ?? equality(rhs, lhs, &parameters)
+            let falses = parts.compactMap(\.whenFalse)
+            return Truth(whenTrue: joined(parts.map(\.whenTrue), "OR"),
+                         whenFalse: falses.count == parts.count ? joined(falses, "AND") : nil)
+        case .not(let operand):
+            guard let part = compile(operand, &terms), let whenFalse = part.whenFalse else { return nil }
+            return Truth(whenTrue: whenFalse, whenFalse: part.whenTrue)
+        case .binary(let op, let lhs, let rhs) where op.isComparison:
+            return terms.comparison(op, lhs, rhs)
+        case .call(let function, let arguments):
+            return terms.call(function, arguments)
         default:
             return nil
         }
     }
 
-    private static func equality(_ member: FilterExpression, _ literal: FilterExpression,
-                                 _ parameters: inout [PostgresValue]) -> (sql: String, exact: Bool)? {
-        guard case .member(.column(let name)) = member.node, case .literal(let value) = literal.node else { return nil }
-        let typed: String
-        switch value {
-        case .string(let text):
-            parameters.append(.text(text))
-            typed = "$\(parameters.count)::text"
-        case .bool(let flag):
-            parameters.append(.bool(flag))
-            typed = "$\(parameters.count)::boolean"
-        default:
-            return nil
-        }
-        parameters.append(.text(name))
-        return ("r.fields -> $\(parameters.count)::text = to_jsonb(\(typed))", true)
+    private static func joined(_ parts: [String], _ connective: String) -> String {
+        "(" + parts.joined(separator: " \(connective) ") + ")"
     }
 }

@@ -27,8 +27,9 @@ struct PostgresQuery {
             conditions.append("r.fields -> '\(RowOwnership.column)' = to_jsonb(\(bind(.text(owner)))::text)")
         }
         // The filter's SQL part: fewer rows fetched; exact, a page's limit may apply in SQL too.
+        let integerIDs = schema.idType == .autoIncrement
         var filterExact = plan.options.filter == nil
-        if let filter = plan.options.filter, let part = PostgresFilterSQL.implied(filter, &parameters) {
+        if let filter = plan.options.filter, let part = PostgresFilterSQL.implied(filter, &parameters, integerIDs: integerIDs) {
             conditions.append(part.sql)
             filterExact = part.exact
         }
@@ -53,7 +54,7 @@ struct PostgresQuery {
             }
             // The residual (the filter beyond the cursor) decides whether the limit may go to SQL.
             var residualExact = shape.residual == nil
-            if let residual = shape.residual, let part = PostgresFilterSQL.implied(residual, &parameters) {
+            if let residual = shape.residual, let part = PostgresFilterSQL.implied(residual, &parameters, integerIDs: integerIDs) {
                 conditions.append(part.sql)
                 residualExact = part.exact
             }

@@ -53,20 +53,27 @@ import TodoModel
         return (part.sql, part.exact, parameters)
     }
 
-    @Test func equalityOfTextAndBooleansCompilesWithBoundValues() throws {
-        let text = try #require(try Self.compiled("text eq 'it''s' and complete eq false"))
-        #expect(text.sql == "(r.fields -> $2::text = to_jsonb($1::text) AND r.fields -> $4::text = to_jsonb($3::boolean))")
-        #expect(text.exact && text.parameters == [.text("it's"), .text("text"), .bool(false), .text("complete")])
-        let either = try #require(try Self.compiled("'milk' eq text or complete eq true"))
-        #expect(either.sql == "(r.fields -> $2::text = to_jsonb($1::text) OR r.fields -> $4::text = to_jsonb($3::boolean))" && either.exact)
+    @Test func comparisonsCompileWithBoundValuesOnly() throws {
+        let text = try #require(try Self.compiled("text eq 'it''s' and not (complete ne false)"))
+        #expect(text.sql == """
+            (CASE WHEN jsonb_typeof((r.fields -> $1::text)) = 'string' THEN (r.fields ->> $2::text) COLLATE "C" = $3::text ELSE false END \
+            AND CASE WHEN jsonb_typeof((r.fields -> $4::text)) = 'boolean' THEN ((r.fields -> $4::text))::boolean = $5::boolean ELSE false END)
+            """)
+        #expect(text.exact && text.parameters == [.text("text"), .text("text"), .text("it's"), .text("complete"), .bool(false)])
+        let function = try #require(try Self.compiled("startswith(id, 'a''b')"))
+        #expect(function.sql == "CASE WHEN true THEN left(r.id, char_length($1::text)) = $1::text ELSE false END"
+                && function.parameters == [.text("a'b")])
     }
 
     @Test func theRestStaysInSwift() throws {
         // A conjunct that does not compile still leaves the others as a prefilter, not exact.
-        let partial = try #require(try Self.compiled("text eq 'milk' and priority gt 2"))
-        #expect(partial.sql == "(r.fields -> $2::text = to_jsonb($1::text))" && !partial.exact)
-        for filter in ["priority eq 3", "text ne 'milk'", "not (complete eq true)", "tolower(text) eq 'milk'",
-                       "text eq 'milk' or priority gt 2", "updatedAt gt datetimeoffset'2024-01-01T00:00:00Z'", "note eq null"] {
+        let partial = try #require(try Self.compiled("priority gt 2 and tolower(text) eq 'milk'"))
+        #expect(partial.sql.hasPrefix("(CASE WHEN jsonb_typeof((r.fields -> $1::text)) = 'number'") && !partial.exact)
+        #expect(partial.parameters == [.text("priority"), .double(2)])
+        for filter in ["tolower(text) eq 'milk'", "toupper(text) eq 'MILK'", "length(text) eq 3", "priority add 1 gt 2",
+                       "text eq 'milk' or priority add 1 gt 2", "not (text eq 'milk' and priority add 1 gt 2)",
+                       "text gt datetimeoffset'2024-01-01T00:00:00Z'", "version eq 'AAAAAAAAB9E='", "text eq note",
+                       "text eq 'a\u{0}b'", "startswith(tolower(text), 'm')", "indexof(text, 'm') eq 0"] {
             #expect(try Self.compiled(filter) == nil, "\(filter)")
         }
     }
