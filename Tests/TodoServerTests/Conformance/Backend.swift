@@ -16,13 +16,14 @@ final class TestDatabase: Sendable {
     let name: String
     private static let counter = Atomic(0)
 
-    /// On `cluster`, or the shared cluster.
-    init(on other: TestCluster? = nil) throws {
+    /// On `cluster`, or the shared cluster. `options`: more of `CREATE DATABASE`, fixed text of a test
+    /// (e.g. another default collation).
+    init(on other: TestCluster? = nil, options: String = "") throws {
         cluster = try other ?? TestCluster.shared()
         name = "todo_test_\(Self.counter.add(1, ordering: .relaxed).newValue)_\(UInt32.random(in: 0...UInt32.max))"
         let admin = try PostgresConnection.connect(cluster.socketConfig)
         defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)")  // a name of digits and letters made here: no parameter exists for it
+        try admin.execute("CREATE DATABASE \(name) \(options)")  // a name of digits and letters made here: no parameter exists for it
     }
 
     /// The database over the cluster's unix socket, as the superuser (trust).

@@ -59,9 +59,12 @@ import TodoModel
         return try QueryPlan(QueryParameters.parse(target.queryItems, generation: .mobileApps, byID: false), pageSize: 1000)
     }
 
-    @Test func postgresSelectsWhatTheEmbeddedStoreSelects() throws {
+    /// The database's default collation: the test cluster's C, and ICU's root collation, which
+    /// orders `'a' < 'B'` (so a comparison without `COLLATE "C"` would differ from the evaluator).
+    @Test(arguments: ["", "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'und'"])
+    func postgresSelectsWhatTheEmbeddedStoreSelects(databaseOptions: String) throws {
         let embedded = try TableServerHarness(backend: .embedded)
-        let postgres = try TableServerHarness(backend: .postgres)
+        let postgres = try TableServerHarness(backend: .postgres, joining: try TestDatabase(options: databaseOptions))
         let rows = Self.rows()
         for h in [embedded, postgres] {
             try h.store.write("todoitem", creatingWithSoftDelete: true) { w in
