@@ -59,6 +59,7 @@ struct PostgresFilterTerms {
 
     private mutating func compare(_ member: ODataMember, _ op: FilterBinaryOperator, _ literal: FilterValue) -> Truth? {
         if case .string(let text) = literal, text.utf8.contains(0) { return nil }
+        if case .number(let d) = literal, !d.isFinite { return nil }  // float8 orders NaN; the evaluator calls it unknown
         switch member {
         case .column(let name):
             let field = "(r.fields -> \(bind(.text(name)))::text)"

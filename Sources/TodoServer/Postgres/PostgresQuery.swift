@@ -11,7 +11,7 @@ import TodoModel
 /// whole. Values travel only as bound parameters. What is fetched is
 /// then given to the same `QueryPlan` the embedded store runs, which applies the whole `$filter`,
 /// `$orderby`, `$skip` and `$top`; so both stores answer alike by construction. A query of no such
-/// shape (another order, a filter on user columns, `$inlinecount`) reads the table's visible rows.
+/// shape (another order, `$inlinecount`) reads every visible row its filter's SQL lets through.
 struct PostgresQuery {
     private(set) var sql = ""
     private(set) var parameters: [PostgresValue] = []

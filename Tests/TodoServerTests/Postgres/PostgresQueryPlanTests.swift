@@ -76,5 +76,11 @@ import TodoModel
                        "text eq 'a\u{0}b'", "startswith(tolower(text), 'm')", "indexof(text, 'm') eq 0"] {
             #expect(try Self.compiled(filter) == nil, "\(filter)")
         }
+        // No parsed literal is NaN or infinite, but a tree built by hand may be: float8 orders NaN.
+        var parameters: [PostgresValue] = []
+        for number in [Double.nan, .infinity] {
+            let tree = FilterExpression(.binary(.lt, FilterExpression(.member(.column("priority"))), FilterExpression(.literal(.number(number)))))
+            #expect(PostgresFilterSQL.implied(tree, &parameters) == nil && parameters.isEmpty)
+        }
     }
 }
