@@ -7,8 +7,11 @@ public struct SyncStop: Error, Sendable, Equatable {
         case auth
         /// 429 or 5xx after the retries: exit 4.
         case server
-        /// Redirect, 405, missing table: exit 1.
+        /// 405, missing table: exit 1.
         case config
+        /// The URL points at something else than a table server (a web page, a redirect, other
+        /// JSON): exit 1. Its message is the whole story, with what to set.
+        case wrongURL = "url"
     }
 
     public var kind: Kind
@@ -22,12 +25,7 @@ public struct SyncStop: Error, Sendable, Equatable {
     }
 
     /// The exit status this stop gives push, pull and sync (sync.md §11.2).
-    public var exitStatus: Int32 { kind == .config ? 1 : 4 }
-
-    static func redirect(_ reply: TableReply) -> SyncStop {
-        SyncStop(.config, status: reply.status,
-                 message: "the server redirected to \(reply.location ?? "(no Location)"); update the remote URL with 'todo remote set URL'")
-    }
+    public var exitStatus: Int32 { kind == .config || kind == .wrongURL ? 1 : 4 }
 
     static func auth(_ reply: TableReply) -> SyncStop {
         SyncStop(.auth, status: reply.status,

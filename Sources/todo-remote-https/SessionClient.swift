@@ -122,7 +122,7 @@ final class SessionClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         default:
             if reason.hasPrefix("Failed to connect to") { return .cannotConnect(endpoint: "", reason: reason) }
             if reason.hasPrefix("Could not resolve host") { return .cannotResolve(host: "", reason: reason) }
-            let handshake = ["SSL certificate problem", "SSL_connect", "SSL: ", "certificate", "handshake"]
+            let handshake = ["SSL certificate problem", "SSL_connect", "SSL: ", "certificate", "handshake", "wrong version number"]
             if !reason.contains("SSL_read") && !reason.contains("SSL_write"), handshake.contains(where: reason.contains) {
                 return .tlsFailed(reason: reason)
             }

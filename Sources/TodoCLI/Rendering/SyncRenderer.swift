@@ -114,11 +114,13 @@ enum SyncRenderer {
 
     /// The stop as an error on stderr, with what to do.
     static func stopLines(_ stop: SyncStop, command: String) -> [String] {
+        // Its one sentence already says what to check.
+        if stop.kind == .wrongURL { return ["error: \(stop.message)"] }
         let hint: String
         switch stop.kind {
         case .network, .server: hint = "nothing was lost; run 'todo \(command)' again when the server is reachable"
         case .auth: hint = "nothing was lost; fix the token or app key, then run 'todo \(command)' again"
-        case .config: hint = "nothing was lost; see 'todo remote'"
+        case .config, .wrongURL: hint = "nothing was lost; see 'todo remote'"
         }
         return ["error: \(stop.message)", "hint: \(hint)"]
     }

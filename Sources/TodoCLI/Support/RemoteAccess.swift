@@ -31,7 +31,8 @@ enum RemoteAccess {
         let transport = Transports.make(endpoint: endpoint, timeouts: timeouts, environment: ctx.environment)
         let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey.key,
                                  authToken: token.token,
-                                 installationID: config.installationId, todoVersion: TodoMain.version, retry: retry)
+                                 installationID: config.installationId, todoVersion: TodoMain.version, retry: retry,
+                                 endpoint: endpoint)
         return (client, endpoint, config)
     }
 

@@ -37,11 +37,13 @@ enum SyncRunner {
             for line in SyncRenderer.pushText(report, resolve: resolveHint(store, open: report.openConflicts)) { ctx.console.out(line) }
         }
         if let stop = report.stop {
+            let kept = report.remaining == 1 ? "your 1 change is kept" : "your \(report.remaining) changes are kept"
             if stop.kind == .network {
                 // The usual case is a server that is down: say where, and that nothing is lost.
-                let kept = report.remaining == 1 ? "your 1 change is kept" : "your \(report.remaining) changes are kept"
                 ctx.console.err("error: could not reach \(report.remote) (\(stop.message)); \(kept)")
                 ctx.console.err("hint: run 'todo push' again when the server is reachable")
+            } else if stop.kind == .wrongURL {
+                ctx.console.err("error: \(stop.message); \(kept)")
             } else {
                 for line in SyncRenderer.stopLines(stop, command: "push") { ctx.console.err(line) }
             }

@@ -68,6 +68,7 @@ struct PageReader {
             case .failure(let failure): return .stopped(.network(failure))
             case .success(let r): reply = r
             }
+            if let stop = client.foreignAnswer(reply) { return .stopped(stop) }
             if !reply.isSuccess {
                 if cursor.mode == .cursor, [400, 500, 501].contains(reply.status) {
                     // The server cannot filter or order on id: the same page again, in skip mode (§10.5.5).
@@ -77,7 +78,6 @@ struct PageReader {
                     continue
                 }
                 switch reply.status {
-                case 300...399: return .stopped(.redirect(reply))
                 case 401, 403: return .stopped(.auth(reply))
                 case 404: return .rejected("the server has no table '\(table)'")
                 case 408, 429, 500...599: return .stopped(.server(reply))
@@ -85,7 +85,7 @@ struct PageReader {
                 }
             }
             guard let raw = reply.rows else {
-                return .stopped(.unexpected(reply, doing: "a pull page of \(table) (no list of rows)"))
+                return .stopped(client.notATableAnswer(reply, expected: "a list of rows"))
             }
             // Before any row of the page is used: a page is applied whole or not at all.
             if IntegerIDTable.shown(by: reply) { return .rejected(IntegerIDTable.message(table)) }

@@ -67,6 +67,8 @@ struct OperationSender: Sendable {
                 check = failure.mayHaveReachedServer
                 attempt += 1
             case .success(let reply):
+                // A web page changed nothing on any table server; it is not worth a retry.
+                if let stop = client.foreignAnswer(reply) { return .stopped(stop, unsealed: !mayHaveLanded) }
                 if RetryPolicy.isRetryable(status: reply.status) {
                     mayHaveLanded = true
                     guard !pushStopped(), let delay = client.retry.delay(after: attempt, retryAfter: reply.retryAfter) else {
@@ -106,7 +108,6 @@ struct OperationSender: Sendable {
         }
         if reply.isSuccess { return success(reply, op) }
         switch status {
-        case 300...399: return .stopped(.redirect(reply), unsealed: true)
         case 401, 403: return .stopped(.auth(reply), unsealed: true)
         case 405:
             return .stopped(SyncStop(.config, status: 405, message: "the server does not allow \(methodName(op)) on table '\(op.table)' (405)"), unsealed: true)
@@ -121,6 +122,8 @@ struct OperationSender: Sendable {
             }
             switch client.read(.probeTable(table: op.table), purpose: .push) {
             case .failure(let failure): return .stopped(.network(failure), unsealed: true)
+            case .success(let probe) where client.foreignAnswer(probe) != nil:
+                return .stopped(client.foreignAnswer(probe)!, unsealed: true)
             case .success(let probe) where probe.status == 404:
                 return .stopped(SyncStop(.config, status: 404, message: "the server has no table '\(op.table)'"), unsealed: true)
             case .success:
@@ -146,7 +149,13 @@ struct OperationSender: Sendable {
         if op.kind == .delete { return .succeeded(server: nil, receipt: nil) }
         var server = reply.item
         if server == nil || !ItemID.same(server!.id, op.id) {
-            if case .success(let got) = fetch(op), let got { server = got } else { server = nil }
+            switch fetch(op) {
+            case .success(let got): server = got
+            // A 2xx that is no row, and a query answered by no table server: the write may have
+            // landed somewhere, so the op stays sealed for the next push's replay check.
+            case .failure(let stop) where stop.kind == .wrongURL: return .stopped(stop, unsealed: false)
+            case .failure: server = nil
+            }
         }
         if op.restore {
             guard let s = server else { return .stopped(SyncStop(.server, message: "the undelete of \(op.id) succeeded but the server copy could not be read; run 'todo push' again"), unsealed: false) }
@@ -252,10 +261,11 @@ struct OperationSender: Sendable {
         switch client.read(call, purpose: .push) {
         case .failure(let failure): return .failure(.network(failure))
         case .success(let reply):
+            if let stop = client.foreignAnswer(reply) { return .failure(stop) }
             if reply.status == 404 || reply.status == 410 { return .success(nil) }
             if reply.isSuccess, let rows = reply.rows { return Self.serverCopy(of: op, in: rows, reply) }
+            if reply.isSuccess { return .failure(client.notATableAnswer(reply, expected: "a list of rows")) }
             if reply.status == 401 || reply.status == 403 { return .failure(.auth(reply)) }
-            if (300...399).contains(reply.status) { return .failure(.redirect(reply)) }
             if RetryPolicy.isRetryable(status: reply.status) { return .failure(.server(reply)) }
             return .failure(.unexpected(reply, doing: "the query for \(op.table)/\(op.id)"))
         }

@@ -81,7 +81,7 @@ public struct TableReply: Sendable {
     }
 
     /// The server's error text, for people only (§10.4): the first of `error`, `message`,
-    /// `detail`, `title`, or a short plain-text body.
+    /// `detail`, `title`, or a short plain-text body (not HTML).
     public var message: String? {
         if case .object(let o)? = body {
             for key in ["error", "message", "detail", "title"] {
@@ -90,7 +90,8 @@ public struct TableReply: Sendable {
             }
             return nil
         }
-        if case .string(let text)? = body { return text }
+        // Never a web page: its markup means nothing on a terminal.
+        if case .string(let text)? = body, webPageType == nil { return text }
         return nil
     }
 

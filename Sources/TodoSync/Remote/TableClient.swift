@@ -17,11 +17,15 @@ public struct TableClient: Sendable {
     /// The remote URL's path, without a trailing slash ("" for none).
     public let basePath: String
     public let retry: RetryPolicy
+    /// Where the calls go, to name it in stops (`foreignAnswer`); nil in tests that need no name.
+    public let endpoint: RemoteEndpoint?
     private let commonHeaders: [(String, String)]
 
     public init(transport: any HTTPTransport, generation: Generation, basePath: String, appKey: String?,
-                authToken: String? = nil, installationID: String, todoVersion: String, retry: RetryPolicy = RetryPolicy()) {
+                authToken: String? = nil, installationID: String, todoVersion: String, retry: RetryPolicy = RetryPolicy(),
+                endpoint: RemoteEndpoint? = nil) {
         self.transport = transport
+        self.endpoint = endpoint
         self.generation = generation
         self.basePath = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
         self.retry = retry
@@ -55,7 +59,7 @@ public struct TableClient: Sendable {
             let result = send(call, purpose: purpose)
             let wait: Double?
             switch result {
-            case .success(let reply) where RetryPolicy.isRetryable(status: reply.status): wait = retry.delay(after: attempt, retryAfter: reply.retryAfter)
+            case .success(let reply) where RetryPolicy.isRetryable(status: reply.status) && foreignAnswer(reply) == nil: wait = retry.delay(after: attempt, retryAfter: reply.retryAfter)
             case .success: return result
             case .failure(let failure): wait = retry.delay(after: attempt, failure: failure)
             }

@@ -61,7 +61,7 @@ public enum TransportFailure: Error, Sendable, Equatable {
         switch self {
         case .cannotResolve(let host, let reason): "cannot resolve host '\(host)': \(reason)"
         case .cannotConnect(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"
-        case .tlsFailed(let reason): "TLS handshake failed: \(reason)"
+        case .tlsFailed(let reason): TLSTrouble.sentence(reason)
         case .timedOut(let seconds, _): "no response within \(Self.seconds(seconds))"
         case .connectionLost(let reason, _): "the connection was lost: \(reason)"
         case .badResponse(let reason): "the server's answer is not valid HTTP: \(reason)"

@@ -61,7 +61,7 @@ import TodoTestSupport
         }
         let a = world.replica("A")
         let pull = a.expect(1, "pull")
-        #expect(pull.err.contains("no list of rows"), "\(pull)")
+        #expect(pull.err == "error: \(world.url) answered 200 with JSON that is not a list of rows, not the table protocol: check the URL (it should be the table server's base URL, e.g. http://127.0.0.1:8080)\n", "\(pull)")
         #expect(a.itemIDs().isEmpty)
     }
 }

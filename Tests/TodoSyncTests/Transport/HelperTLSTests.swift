@@ -31,7 +31,19 @@ struct HelperTLSTests {
             return
         }
         #expect(reason.contains("certificate"))
+        #expect(failure?.message == "the server's TLS certificate is not trusted (self-signed certificate): "
+            + "add the CA that signed it to the system's certificate store", "\(reason)")
         #expect(failure?.mayHaveReachedServer == false)
+    }
+
+    @Test func httpsToAPlainHTTPPortSaysSo() throws {
+        let server = try LiveTableServer()
+        let transport = HelperTransport(endpoint: RemoteEndpoint(scheme: .https, host: "127.0.0.1", port: server.port),
+                                        timeouts: TransportTimeouts(connect: 2, request: 2), helperPath: HelperBinary.path)
+        defer { transport.close() }
+        let failure = transport.send(Requests.get("/tables/todoitem")).failure
+        #expect(failure?.message == "the server does not speak TLS on this port: check the port, or use an http:// URL",
+                "\(String(describing: failure))")
     }
 
     @Test(.enabled(if: TLSFixture.canTrustInNamespace, "needs unshare -rm and /etc/ssl/certs/ca-certificates.crt"))
