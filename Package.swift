@@ -22,7 +22,7 @@ let package = Package(
         /** The `.todo` directory: layout, id encoding, transactions, recovery, doctor. */
         .target(name: "TodoStore", dependencies: ["TodoBasics", "TodoModel"]),
         /** Wire formats shared by client and server: generations, dates, OData, HTTP/1.1 codec. Pure. */
-        .target(name: "TableProtocol", dependencies: ["TodoModel"]),
+        .target(name: "TableProtocol", dependencies: ["TodoBasics", "TodoModel"]),
         /** The table server: protocol service, durable storage, HTTP/1.1 socket loop. */
         .target(name: "TodoServer", dependencies: ["TodoBasics", "TodoModel", "TableProtocol", "PostgresClient"]),
         /** Push, pull and the remote: transports, the table client, the sync engines. Never prints. */

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TodoBasics
 
 /// A mutex with a condition: what the pool needs so a checkout can wait for a checkin.
 /// (`Mutex` from Synchronization cannot wait.) The condition runs on the monotonic clock, so

@@ -1,3 +1,5 @@
+import TodoBasics
+
 /// One session with a PostgreSQL server over protocol 3.0.
 ///
 /// Every query goes through the extended protocol (Parse, Bind, Describe, Execute, Sync) with its

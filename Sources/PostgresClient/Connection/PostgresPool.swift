@@ -1,3 +1,5 @@
+import TodoBasics
+
 /// A fixed-size pool of sessions to one server, safe to share between threads.
 ///
 /// A checkout takes an idle connection, or opens one while fewer than `size` are open, or waits

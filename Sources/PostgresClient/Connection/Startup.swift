@@ -1,3 +1,5 @@
+import TodoBasics
+
 /// The start-up conversation (§55.2.1): StartupMessage, then authentication, BackendKeyData and
 /// ParameterStatus until ReadyForQuery. Authentication is trust (the server asks for nothing) or
 /// SCRAM-SHA-256; the older methods (cleartext `password`, `md5`) are refused with the fix.

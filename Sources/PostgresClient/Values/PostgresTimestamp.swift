@@ -1,3 +1,5 @@
+import TodoBasics
+
 /// A `timestamptz`: microseconds since 1970-01-01 00:00:00 UTC, PostgreSQL's own precision.
 /// Sent and read as ISO text in UTC (the session runs with `TimeZone=UTC`, `DateStyle=ISO`).
 /// Years 1–9999 only; `infinity` and BC dates are refused when read.
@@ -19,7 +21,7 @@ public struct PostgresTimestamp: Sendable, Hashable, Comparable, CustomStringCon
         let micros = microsecondsSince1970
         let days = micros >= 0 ? micros / 86_400_000_000 : (micros - 86_399_999_999) / 86_400_000_000
         let inDay = micros - days * 86_400_000_000
-        let (year, month, day) = Self.civil(fromDays: days)
+        let (year, month, day) = CivilDate.civilFromDays(days)
         let seconds = inDay / 1_000_000, fraction = inDay % 1_000_000
         func pad(_ n: Int64, _ width: Int) -> String {
             let digits = String(n)
@@ -72,31 +74,8 @@ public struct PostgresTimestamp: Sendable, Hashable, Comparable, CustomStringCon
             }
         }
         guard part == b.count else { return nil }
-        let days = Self.days(fromCivil: year, month, day)
+        let days = CivilDate.daysFromCivil(year: year, month: month, day: day)
         let local = ((days * 24 + hour) * 60 + minute) * 60 + second
         microsecondsSince1970 = (local - sign * offsetSeconds) * 1_000_000 + micros
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of `days(fromCivil:)`.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,3 +1,5 @@
+import TodoBasics
+
 /// Reading the date forms of protocol §4.3.2:
 ///
 ///     yyyy-MM-dd

@@ -5,27 +5,6 @@ import Darwin
 #endif
 import TodoBasics
 
-/// The moment a request has failed if it is not done. One per request, shared by write and read,
-/// so the timeout bounds the whole exchange rather than each system call.
-struct Deadline: Sendable {
-    let instant: ContinuousClock.Instant
-
-    init(secondsFromNow seconds: Double) {
-        instant = ContinuousClock.now.advanced(by: .nanoseconds(Int64((max(0, seconds) * 1e9).rounded())))
-    }
-
-    /// What is left, rounded up to whole milliseconds for `poll`; 0 once passed.
-    var remainingMilliseconds: Int32 {
-        let left = ContinuousClock.now.duration(to: instant)
-        guard left > .zero else { return 0 }
-        let (seconds, attoseconds) = left.components
-        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: milliseconds)
-    }
-
-    var hasPassed: Bool { ContinuousClock.now >= instant }
-}
-
 /// Non-blocking descriptor I/O with a deadline, for sockets (the http transport) and the
 /// socket pair to a helper process. Every call retries EINTR.
 enum DescriptorIO {
@@ -127,11 +106,6 @@ enum DescriptorIO {
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
-}
-
-/// "30 s", "0.3 s": how timeouts appear in messages.
-func secondsText(_ seconds: Double) -> String {
-    seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
 }
 
 /// `close` is shadowed inside the transports by their own `close()`; this reaches the system call.

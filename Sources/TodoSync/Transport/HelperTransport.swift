@@ -1,3 +1,4 @@
+import TodoBasics
 import TableProtocol
 
 /// The https transport: requests go through `todo-remote-https` helper processes, as git's go

@@ -4,6 +4,7 @@ import Glibc
 import TodoTestSupport
 import Synchronization
 import Testing
+import TodoBasics
 @testable import PostgresClient
 
 /// A table name no other test uses (tests run in parallel on the shared cluster).

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import TodoBasics
 @testable import TodoSync
 
 /// What a spawned helper inherits: stdin and stdout on our socket, stderr, nothing else; no
