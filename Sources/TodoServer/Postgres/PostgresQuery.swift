@@ -18,10 +18,13 @@ struct PostgresQuery {
     let plan: QueryPlan
     let schema: TableSchema
 
-    init(plan: QueryPlan, key: String, schema: TableSchema) {
+    /// `updatedBefore`: the bound of `PostgresWriteGate.visibleBound`; rows at or above it are left
+    /// for a later query.
+    init(plan: QueryPlan, key: String, schema: TableSchema, updatedBefore: Int64? = nil) {
         self.plan = plan
         self.schema = schema
         var conditions = ["r.table_key = \(bind(.text(key)))"]
+        if let updatedBefore { conditions.append("r.updated_at < \(bind(.int(updatedBefore)))") }
         if !plan.includeDeleted { conditions.append("NOT r.deleted") }
         if let owner = plan.ownership.owner {
             conditions.append("r.fields -> '\(RowOwnership.column)' = to_jsonb(\(bind(.text(owner)))::text)")

@@ -5,13 +5,10 @@ import TodoModel
 
 /// The tables in PostgreSQL (issue 18): many stateless `todo-server` nodes on one database.
 ///
-/// No row missed by an incremental pull: every write to a table first locks the table's
-/// `todo_tables` row (`SELECT … FOR UPDATE`) and takes its stamp (updatedAt = max(now, last + 1),
-/// version = last + 1) from that row, writing the new last values back before it commits. So the
-/// writes of one table, on whatever node, run one after the other, and stamps grow in commit
-/// order: while a write is in flight, every committed row has a smaller updatedAt than it, and a
-/// pull that has passed some updatedAt can never later see a commit below it. The cost: one
-/// table's writes do not run in parallel, as in the embedded store (different tables do).
+/// No row missed by an incremental pull, with the writes of one table running in parallel: see
+/// `PostgresWriteGate`. If-Match stays exact across nodes because a write locks every row it
+/// reads (`PostgresWriteBase`). A write that adds columns or hands out integer ids also locks its
+/// table's `todo_tables` row: such writes run one at a time.
 ///
 /// Queries: the page's rows are chosen in SQL where the answer can be bounded (the deleted rule,
 /// owner mode, one id, the incremental pull's `(updatedAt, id)` range with its limit, the default
@@ -20,17 +17,18 @@ import TodoModel
 final class PostgresTableStore: Sendable {
     let pool: PostgresPool
     let config: PostgresConfig
-    let clock: Clock
+    /// Tests: runs just before a write commits (its stamps taken, its gate held).
+    let beforeCommit: @Sendable () -> Void
 
     /// Connects and creates the store's tables when missing. Throws a `StorageError` saying why not.
-    init(config: PostgresConfig, connections: Int = 8, clock: Clock = .live) throws(StorageError) {
+    init(config: PostgresConfig, connections: Int = 8, beforeCommit: @escaping @Sendable () -> Void = {}) throws(StorageError) {
         self.config = config
-        self.clock = clock
+        self.beforeCommit = beforeCommit
         pool = PostgresPool(config, size: connections)
         do {
             try pool.transaction { connection in
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresTableSchema.creationLock)])
-                for statement in PostgresTableSchema.statements { try connection.execute(statement) }
+                for statement in PostgresTableSchema.statements + PostgresWriteGate.statements { try connection.execute(statement) }
             }
         } catch {
             pool.close()
@@ -57,14 +55,34 @@ final class PostgresTableStore: Sendable {
     /// Marks a creating write that changed nothing: its transaction is rolled back, so the table
     /// is not created, and its result is returned.
     private struct NothingCreated: Error {}
+    /// A write that found it adds columns without holding the table's row: it runs again, holding it.
+    private struct NeedsTableLock: Error {}
 
     /// `keepEmpty`: a creation stays even when `body` changes nothing (`createTable`; a creating
-    /// insert that changed nothing creates nothing).
+    /// insert that changed nothing creates nothing). A write that loses an insert race (unique
+    /// violation) runs again and then sees the other write's row.
     private func run<T>(_ table: String, creating: (softDelete: Bool, idType: TableIDType)?, keepEmpty: Bool = false,
                         _ body: (inout TableWrite) throws -> T) throws -> T {
         guard let key = Self.key(table) else {
             throw StorageError(.invalidTableName, "'\(table)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
         }
+        var locksTable = creating != nil
+        var attempt = 1
+        while true {
+            do {
+                return try attemptWrite(table, key, creating: creating, keepEmpty: keepEmpty, locksTable: locksTable, body)
+            } catch is NeedsTableLock {
+                locksTable = true
+            } catch let error as PostgresError where error.isUniqueViolation && attempt < 5 {
+                attempt += 1
+            } catch let error as PostgresError {
+                throw Self.storageError(error)
+            }
+        }
+    }
+
+    private func attemptWrite<T>(_ table: String, _ key: String, creating: (softDelete: Bool, idType: TableIDType)?,
+                                 keepEmpty: Bool, locksTable: Bool, _ body: (inout TableWrite) throws -> T) throws -> T {
         var unchanged: T?
         do {
             return try pool.transaction { connection in
@@ -75,11 +93,16 @@ final class PostgresTableStore: Sendable {
                         VALUES ($1, $2, $3, $4, '{}', 0, 0, 0) ON CONFLICT (key) DO NOTHING RETURNING key
                         """, [.text(key), .text(table), .bool(creating.softDelete), .text(creating.idType.rawValue)]).isEmpty
                 }
-                guard let meta = try meta(connection, key, forUpdate: true) else {
+                let gate = try PostgresWriteGate.enter(connection, key)
+                guard var meta = try meta(connection, key, forUpdate: locksTable) else {
                     throw StorageError(.noSuchTable, "no table named '\(table)'")
                 }
-                let base = PostgresWriteBase(connection: connection, key: key, meta: meta)
-                var write = TableWrite(memory: base, counter: base, clock: clock)
+                var locked = locksTable
+                if !locked && meta.schema.idType == .autoIncrement, let again = try self.meta(connection, key, forUpdate: true) {
+                    (meta, locked) = (again, true)
+                }
+                let base = PostgresWriteBase(connection: connection, key: key, meta: meta, gate: gate, locksTable: locked)
+                var write = TableWrite(memory: base, counter: base, clock: Clock { gate.now })
                 let result = try body(&write)
                 if let failure = base.failure { throw failure }
                 let commit = write.makeCommit()
@@ -87,13 +110,14 @@ final class PostgresTableStore: Sendable {
                     unchanged = result
                     throw NothingCreated()
                 }
+                if !locked && !commit.columns.isEmpty { throw NeedsTableLock() }
                 if !commit.isEmpty { try base.apply(commit) }
+                if let stamp = commit.stamp { try PostgresWriteGate.settle(connection, after: stamp.updatedAt) }
+                beforeCommit()
                 return result
             }
         } catch is NothingCreated {
             return unchanged!
-        } catch let error as PostgresError {
-            throw Self.storageError(error)
         }
     }
 }
@@ -139,9 +163,10 @@ extension PostgresTableStore: TableStore {
     func select(_ table: String, _ plan: QueryPlan) throws(StorageError) -> QuerySelection? {
         guard let key = Self.key(table) else { return nil }
         do {
+            let bound = try pool.withConnection { try PostgresWriteGate.visibleBound($0, key) }
             return try pool.transaction(isolation: .repeatableRead) { connection -> QuerySelection? in
                 guard let meta = try meta(connection, key, forUpdate: false) else { return nil }
-                let query = PostgresQuery(plan: plan, key: key, schema: meta.schema)
+                let query = PostgresQuery(plan: plan, key: key, schema: meta.schema, updatedBefore: bound)
                 let rows = try connection.query(query.sql, query.parameters).compactMap { try PostgresTableSchema.row($0, at: 0) }
                 return query.finish(rows)
             }

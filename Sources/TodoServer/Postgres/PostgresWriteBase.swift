@@ -3,35 +3,43 @@ import TodoModel
 
 /// A write's view of its table inside its PostgreSQL transaction (see `TableWrite`).
 ///
-/// The transaction holds the table's `todo_tables` row locked (`FOR UPDATE`) from its first
-/// statement to its commit, so writes to one table are serialised across every node: what the
-/// body reads is what it overwrites (If-Match exact across nodes), and stamps are taken in commit
-/// order (see `PostgresTableStore`). `TableWrite` reads rows without `throws`; a failed lookup is
-/// kept here and thrown before anything is written.
+/// The transaction holds its table's write gate (shared: writes to one table run in parallel and
+/// their commits share the WAL flushes) and every row it reads locked (`FOR UPDATE`), so what the
+/// body reads is what it overwrites (If-Match exact across nodes); a row it found absent is
+/// inserted without `ON CONFLICT`, so a concurrent insert of the same id fails the transaction
+/// (unique violation) and it runs again, then seeing the row. `locksTable`: the table's
+/// `todo_tables` row is locked too (a write that adds columns or hands out integer ids), and its
+/// counters are written back. `TableWrite` reads rows without `throws`; a failed lookup is kept
+/// here and thrown before anything is written.
 final class PostgresWriteBase: TableWriteBase, VersionSource {
     let connection: PostgresConnection
     let key: String
     let meta: PostgresTableSchema.Meta
-    private(set) var lastVersion: UInt64
+    let locksTable: Bool
+    /// The version the gate handed out with the time; later stamps of the write take more.
+    private var reservedVersion: UInt64?
     private var looked: [StoredRowKey: StoredRow?] = [:]
     private(set) var failure: (any Error)?
 
-    init(connection: PostgresConnection, key: String, meta: PostgresTableSchema.Meta) {
+    init(connection: PostgresConnection, key: String, meta: PostgresTableSchema.Meta, gate: PostgresWriteGate.Entry,
+         locksTable: Bool) {
         self.connection = connection
         self.key = key
         self.meta = meta
-        lastVersion = meta.lastVersion
+        self.locksTable = locksTable
+        reservedVersion = gate.version
     }
 
     var schema: TableSchema { meta.schema }
-    var lastUpdatedAt: Int64 { meta.lastUpdatedAt }
+    /// No floor: stamps come from the database's clock, taken after the gate (see `PostgresWriteGate`).
+    var lastUpdatedAt: Int64 { 0 }
     var lastID: UInt64 { meta.lastID }
 
     func row(key rowKey: StoredRowKey) -> StoredRow? {
         if let known = looked[rowKey] { return known }
         do {
             let rows = try connection.query(
-                "SELECT \(PostgresTableSchema.rowColumns) FROM todo_rows r WHERE r.table_key = $1 AND r.id_key = $2",
+                "SELECT \(PostgresTableSchema.rowColumns) FROM todo_rows r WHERE r.table_key = $1 AND r.id_key = $2 FOR UPDATE",
                 [.text(key), .text(rowKey.lowercased)])
             let row = try rows.first.flatMap { try PostgresTableSchema.row($0, at: 0) }
             looked[rowKey] = .some(row)
@@ -42,13 +50,44 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
         }
     }
 
+    /// Versions come from one sequence for all tables and nodes: never reused, gaps allowed.
     func next() -> UInt64 {
-        lastVersion += 1
-        return lastVersion
+        if let reserved = reservedVersion {
+            reservedVersion = nil
+            return reserved
+        }
+        do {
+            return UInt64(try connection.query("SELECT nextval('todo_versions')")[0].decode(0, as: Int64.self))
+        } catch {
+            if failure == nil { failure = error }
+            return 0
+        }
     }
 
-    /// Writes the commit's effect and the table's new counters, in this transaction.
+    /// Writes the commit's effect (and, when it locks the table, the table's columns and counters)
+    /// in this transaction.
     func apply(_ commit: TableCommit) throws {
+        for row in commit.puts {
+            let existed = (looked[row.key] ?? self.row(key: row.key)) != nil
+            if let failure { throw failure }
+            let values: [PostgresValue] = [.text(key), .text(row.id.lowercased()), .text(row.id), .int(row.createdAt), .int(row.updatedAt),
+                                           .int(Int64(row.version)), .bool(row.deleted), .jsonb(PostgresTableSchema.fieldsJSON(row))]
+            if existed {
+                try connection.execute("""
+                    UPDATE todo_rows SET id = $3, created_at = $4, updated_at = $5, version = $6, deleted = $7, fields = $8
+                    WHERE table_key = $1 AND id_key = $2
+                    """, values)
+            } else {
+                try connection.execute("""
+                    INSERT INTO todo_rows (table_key, id_key, id, created_at, updated_at, version, deleted, fields)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                    """, values)
+            }
+        }
+        for id in commit.removals {
+            try connection.execute("DELETE FROM todo_rows WHERE table_key = $1 AND id_key = $2", [.text(key), .text(id.lowercased())])
+        }
+        guard locksTable else { return }
         var columns = meta.schema.columns
         for (name, type) in commit.columns { columns[name] = .some(type) }
         var lastUpdatedAt = max(meta.lastUpdatedAt, commit.stamp?.updatedAt ?? 0)
@@ -56,21 +95,10 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
         for row in commit.puts {
             lastUpdatedAt = max(lastUpdatedAt, row.updatedAt)
             if meta.schema.idType == .autoIncrement, let n = IntegerID.value(ofStored: row.id) { lastID = max(lastID, n) }
-            try connection.execute("""
-                INSERT INTO todo_rows (table_key, id_key, id, created_at, updated_at, version, deleted, fields)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                ON CONFLICT (table_key, id_key) DO UPDATE SET id = EXCLUDED.id, created_at = EXCLUDED.created_at,
-                    updated_at = EXCLUDED.updated_at, version = EXCLUDED.version, deleted = EXCLUDED.deleted,
-                    fields = EXCLUDED.fields
-                """, [.text(key), .text(row.id.lowercased()), .text(row.id), .int(row.createdAt), .int(row.updatedAt),
-                      .int(Int64(row.version)), .bool(row.deleted), .jsonb(PostgresTableSchema.fieldsJSON(row))])
-        }
-        for id in commit.removals {
-            try connection.execute("DELETE FROM todo_rows WHERE table_key = $1 AND id_key = $2", [.text(key), .text(id.lowercased())])
         }
         try connection.execute("""
-            UPDATE todo_tables SET columns = $2, last_updated_at = $3, last_version = $4, last_id = $5 WHERE key = $1
+            UPDATE todo_tables SET columns = $2, last_updated_at = $3, last_version = GREATEST(last_version, $4), last_id = $5 WHERE key = $1
             """, [.text(key), .jsonb(PostgresTableSchema.columnsJSON(columns)), .int(lastUpdatedAt),
-                  .int(Int64(max(lastVersion, commit.stamp?.version ?? 0))), .int(Int64(lastID))])
+                  .int(Int64(commit.stamp?.version ?? 0)), .int(Int64(lastID))])
     }
 }

@@ -1,0 +1,105 @@
+import PostgresClient
+
+/// Why no incremental pull misses a row, while writes to one table run in parallel (issue 18 item 4).
+///
+/// A pull's cursor `(updatedAt, id)` skips for ever a row that commits after the pull passed its
+/// updatedAt. So every table has a gate, a PostgreSQL advisory lock on a key derived from its
+/// name, visible to every node at once:
+/// - a write takes it shared (`todo_write_gate`) for its whole transaction, and only then reads the
+///   database's clock for its stamps. Before it commits it waits until that clock has passed its
+///   last stamp (`todo_write_settle`, under a millisecond).
+/// - a query takes it exclusive for an instant (`todo_read_gate`): that waits for the writes in
+///   flight to commit (new ones queue behind it), and reads the clock `c` before letting them go.
+///   It then answers from the rows with `updatedAt < c`.
+/// Every write that commits after the query's snapshot took its stamp after `c`, so it lies above
+/// every row of the answer; every row below `c` had committed before the gate opened, so the
+/// answer has it. Read-your-writes holds too: an answered write settled before it committed, so a
+/// later query's `c` is above its stamp. The price: a query waits for the writes in flight on its
+/// table (one commit), instead of every write waiting for every other.
+///
+/// One clock for all nodes: the database server's (`clock_timestamp()`). It must not step back
+/// (NTP slews small offsets; a step back delays nothing but can let a cursor pass rows).
+enum PostgresWriteGate {
+    /// What the gate gives a write: the database's time in Unix ms, and a version from the sequence.
+    struct Entry {
+        let now: Int64
+        let version: UInt64
+    }
+
+    /// The advisory lock key of a table: a namespace in the high half (no other lock of ours uses
+    /// it), FNV-1a of the table key in the low half. The same on every node (not `hashValue`). Two
+    /// tables sharing a key only wait for each other's writes.
+    static func key(_ tableKey: String) -> Int64 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in tableKey.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        return Int64(0x746f_6402) << 32 | Int64(hash)
+    }
+
+    /// Stamps more than this far ahead of the database's clock are refused rather than waited for.
+    static let maximumSettleMilliseconds: Int64 = 2_000
+
+    /// Created (or replaced) at start with the tables, under the schema lock.
+    static let statements = [
+        "CREATE SEQUENCE IF NOT EXISTS todo_versions",
+        """
+        CREATE OR REPLACE FUNCTION todo_clock_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
+        $$ SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION todo_write_gate(gate bigint, OUT now_ms bigint, OUT version bigint) LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_advisory_xact_lock_shared(gate);
+            now_ms := todo_clock_ms();
+            version := nextval('todo_versions');
+        END $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION todo_read_gate(gate bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE now_ms bigint;
+        BEGIN
+            PERFORM pg_advisory_lock(gate);
+            now_ms := todo_clock_ms();
+            PERFORM pg_advisory_unlock(gate);
+            RETURN now_ms;
+        END $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION todo_write_settle(stamp bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE now_ms bigint := todo_clock_ms();
+        BEGIN
+            IF stamp - now_ms > \(maximumSettleMilliseconds) THEN
+                RAISE EXCEPTION 'a stamp % ms ahead of the database clock', stamp - now_ms USING ERRCODE = 'TD001';
+            END IF;
+            WHILE now_ms <= stamp LOOP
+                PERFORM pg_sleep(0.0002);
+                now_ms := todo_clock_ms();
+            END LOOP;
+            RETURN now_ms;
+        END $$
+        """,
+        // A database written before the sequence existed: start above every version handed out.
+        """
+        SELECT setval('todo_versions', GREATEST(
+            (SELECT COALESCE(max(last_version), 0) FROM todo_tables), (SELECT COALESCE(max(version), 0) FROM todo_rows), 1))
+        WHERE NOT (SELECT is_called FROM todo_versions)
+        """,
+    ]
+
+    static func enter(_ connection: PostgresConnection, _ tableKey: String) throws -> Entry {
+        let row = try connection.query("SELECT now_ms, version FROM todo_write_gate($1)", [.int(key(tableKey))])[0]
+        return Entry(now: try row.decode(0), version: UInt64(try row.decode(1, as: Int64.self)))
+    }
+
+    /// Waits until the database's clock has passed `stamp` (see the type's comment).
+    static func settle(_ connection: PostgresConnection, after stamp: Int64) throws {
+        _ = try connection.query("SELECT todo_write_settle($1)", [.int(stamp)])
+    }
+
+    /// The bound of a query's answer: rows with an updatedAt below it.
+    static func visibleBound(_ connection: PostgresConnection, _ tableKey: String) throws -> Int64 {
+        try connection.query("SELECT todo_read_gate($1)", [.int(key(tableKey))])[0].decode(0)
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import PostgresClient
+import Synchronization
+import Testing
+import TableProtocol
+import TodoBasics
+import TodoModel
+import TodoTestSupport
+@testable import TodoServer
+
+/// Writes to one table run in parallel on PostgreSQL (`PostgresWriteGate`); these races must still
+/// end as they would one at a time.
+@Suite struct PostgresWriteRaceTests {
+    /// 32 inserts of one id through three nodes: one 201, 31 409s, and the row is the winner's.
+    @Test func oneInsertOfAnIDWins() throws {
+        let nodes = try PostgresNodesTests.nodes()
+        let statuses = Mutex<[Int: Int]>([:])
+        let winners = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 32) { i in
+            let reply = try? nodes[i % nodes.count].send("POST", "/tables/todoitem", body: #"{"id":"same","text":"w\#(i)"}"#)
+            let status = reply?.status ?? 0
+            statuses.withLock { $0[status, default: 0] += 1 }
+            if status == 201 { winners.withLock { $0.append(reply?.object["text"]?.stringValue ?? "") } }
+        }
+        #expect(statuses.withLock { $0 } == [201: 1, 409: 31])
+        let stored = try nodes[1].send("GET", "/tables/todoitem/same").object["text"]?.stringValue
+        #expect(winners.withLock { $0 } == [stored ?? "none"])
+    }
+
+    /// A new column set by many writers at once with two types: it gets one type, every row that
+    /// was accepted holds a value of it, and the others were refused with 400.
+    @Test func aNewColumnGetsOneType() throws {
+        let nodes = try PostgresNodesTests.nodes()
+        _ = try nodes[0].insert(#"{"id":"seed","text":"t"}"#)
+        let statuses = Mutex<[Int: Int]>([:])
+        DispatchQueue.concurrentPerform(iterations: 24) { i in
+            let value = i % 2 == 0 ? "\(i)" : "\"s\(i)\""
+            let status = (try? nodes[i % nodes.count].send("POST", "/tables/todoitem", body: #"{"id":"r\#(i)","x":\#(value)}"#).status) ?? 0
+            statuses.withLock { $0[status, default: 0] += 1 }
+        }
+        let counts = statuses.withLock { $0 }
+        #expect(Set(counts.keys).isSubset(of: [201, 400]) && counts[201, default: 0] >= 12, "\(counts)")
+        let rows = try nodes[2].send("GET", "/tables/todoitem?$filter=id%20ne%20'seed'&$top=100").array
+        let kinds = Set(rows.map { row -> String in
+            switch row["x"] { case .number?: return "number"; case .string?: return "string"; default: return "other" } })
+        #expect(rows.count == counts[201, default: 0] && kinds.count == 1, "\(kinds), \(rows.count) rows")
+    }
+
+    /// A row answered as written is in the very next pull, through another node, even in the same
+    /// millisecond (the write settles before it commits).
+    @Test func aPullRightAfterAWriteHasIt() throws {
+        let nodes = try PostgresNodesTests.nodes(2)
+        var missing: [Int] = []
+        for i in 0..<150 {
+            let row = try nodes[0].insert(#"{"id":"n\#(i)","text":"t"}"#)
+            let since = row["updatedAt"]?.stringValue ?? ""
+            let filter = PercentEncoding.encode("updatedAt ge datetimeoffset'\(since)'")
+            let page = try nodes[1].send("GET", "/tables/todoitem?$filter=\(filter)&$orderby=updatedAt%20asc,id%20asc&$top=50").array
+            if !page.contains(where: { $0["id"]?.stringValue == "n\(i)" }) { missing.append(i) }
+        }
+        #expect(missing.isEmpty, "not in the next pull: \(missing.prefix(10))")
+    }
+}
+
+/// The settle step on its own: a write whose stamps run ahead of the database's clock (many stamps
+/// in one write: each is 1 ms above the last) returns only once the clock has passed the last.
+@Suite struct PostgresSettleTests {
+    @Test func aWriteReturnsAfterTheClockPassedItsLastStamp() throws {
+        let database = try TestDatabase()
+        let store = try PostgresTableStore(config: database.config)
+        defer { store.close() }
+        try store.createTable("t", softDelete: true, idType: .string, columns: [:])
+        let last = try store.write("t") { w -> Int64 in
+            var stamp = w.nextStamp()
+            for _ in 0..<600 { stamp = w.nextStamp() }
+            w.put(StoredRow(id: "a", columns: [:], createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt, version: stamp.version))
+            return stamp.updatedAt
+        }
+        let admin = try PostgresConnection.connect(database.config)
+        defer { admin.close() }
+        let now = try admin.query("SELECT todo_clock_ms()")[0].decode(0, as: Int64.self)
+        #expect(now > last, "the write returned at \(now), before the clock passed its stamp \(last)")
+    }
+}
