@@ -33,7 +33,7 @@ store="postgresql:///todo?host=$work&user=postgres"
 
 node() {  # name, then more options: starts a node, sets $url to where it listens
   local name=$1; shift
-  say "todo-server --data $name-data $* --port ${port:-0} &"
+  say "todo-server --data $name-data ${*:+$* }--port ${port:-0} &"
   "$server" --data "$work/$name-data" "$@" --port "${port:-0}" > "$work/$name.out" 2> "$work/$name.log" &
   pids+=($!)
   for _ in $(seq 1 200); do grep -q listening "$work/$name.out" 2>/dev/null && break; sleep 0.05; done
@@ -95,6 +95,7 @@ cd "$work/C"
 run init --remote "$url"
 run add "Water the plants" --id plants
 run push
+run pull
 embedded_url=$url
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true; unset 'pids[-1]'
 say "createdb -h $work -U postgres migrated"

@@ -63,16 +63,18 @@ enum MigrateCommand {
             defer { target.close() }
             let copied = try PostgresMigration(source: source, target: target).run()
             for table in copied {
-                print("\(table.table): \(table.rows) rows (\(table.deleted) deleted) copied and read back")
+                print("\(table.table): \(count(table.rows, "row")) (\(table.deleted) deleted) copied and read back")
             }
-            print("copied \(copied.count) tables, \(copied.map(\.rows).reduce(0, +)) rows, from '\(from)' to PostgreSQL "
-                + "database '\(config.database)' at \(config.endpoint)")
+            print("copied \(count(copied.count, "table")), \(count(copied.map(\.rows).reduce(0, +), "row")), from '\(from)' "
+                + "to PostgreSQL database '\(config.database)' at \(config.endpoint)")
             fflush(nil)
             return 0
         } catch {
             return failure("\(error)")
         }
     }
+
+    private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     private static func usageError(_ message: String) -> Int32 {
         ServerMain.printErr("error: todo-server migrate: \(message)\nhint: see 'todo-server migrate --help'")

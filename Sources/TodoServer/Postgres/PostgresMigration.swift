@@ -55,7 +55,7 @@ struct PostgresMigration {
         _ = try connection.query("SELECT key FROM todo_tables WHERE key = $1 FOR UPDATE", [.text(key)])
         let held: Int64 = try connection.query("SELECT count(*) FROM todo_rows WHERE table_key = $1", [.text(key)])[0].decode(0)
         guard held == 0 else {
-            throw Refusal(description: "PostgreSQL already holds \(held) rows of table '\(schema.name)' (database "
+            throw Refusal(description: "PostgreSQL already holds \(held) row\(held == 1 ? "" : "s") of table '\(schema.name)' (database "
                 + "'\(target.config.database)' at \(target.config.endpoint)), so nothing was copied: migrate into a database "
                 + "without rows of the data directory's tables (a new one), or delete those rows first if they are not needed")
         }

@@ -69,7 +69,7 @@ import TodoTestSupport
         #expect(migrated.code == 0, "\(migrated)")
         #expect(migrated.out == """
             counters: 2 rows (0 deleted) copied and read back
-            plain: 1 rows (0 deleted) copied and read back
+            plain: 1 row (0 deleted) copied and read back
             todoitem: 4 rows (1 deleted) copied and read back
             copied 3 tables, 7 rows, from 'data' to PostgreSQL database '\(database.name)' at \(database.config.endpoint)
 
@@ -119,7 +119,7 @@ import TodoTestSupport
 
         let refused = Self.run("todo-server", "migrate --from data --to '\(url)'", in: dir.path)
         #expect(refused.code == 1 && refused.out == "")
-        #expect(refused.err == "error: todo-server migrate: PostgreSQL already holds 1 rows of table 'todoitem' (database "
+        #expect(refused.err == "error: todo-server migrate: PostgreSQL already holds 1 row of table 'todoitem' (database "
             + "'\(database.name)' at \(database.config.endpoint)), so nothing was copied: migrate into a database without rows "
             + "of the data directory's tables (a new one), or delete those rows first if they are not needed\n")
         #expect(try node.send("GET", "/tables/todoitem?$select=id").array.compactMap { $0["id"]?.stringValue } == ["other"])
