@@ -12,8 +12,9 @@ import TodoModel
 final class OutageLoad: Sendable {
     enum Kind { case ok, unavailable }
 
-    /// Long enough for any honest answer on a loaded 2-core machine, short of a hang.
-    static let deadline: Duration = .seconds(30)
+    /// Longer than the most a node may honestly take (pool checkout 10 s, connect 10 s, query
+    /// 30 s: `PostgresPool`, `PostgresConfig`), short of a hang.
+    static let deadline: Duration = .seconds(60)
 
     private struct State {
         var ok = 0
