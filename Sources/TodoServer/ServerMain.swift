@@ -20,6 +20,7 @@ public enum ServerMain {
                todo-server check|repair [--data DIR]
                todo-server user add|token|rm NAME [--data DIR]
                todo-server user list [--data DIR]
+               todo-server migrate --from DIR --to postgres://USER@HOST:PORT/DB
 
         A durable table server speaking the Azure Mobile Services (G1) and Mobile Apps 2.0 (G2)
         table protocol. Prints 'listening on http://HOST:PORT' once it serves; logs one line per
@@ -70,6 +71,9 @@ public enum ServerMain {
         NAME' issues a new one, 'user rm NAME' removes the user, 'user list' lists them. A running
         server sees the change at its next request (see 'user --help').
 
+        'todo-server migrate' copies a data directory's tables into PostgreSQL for --store, keeping
+        versions and times, so replicas go on syncing (see 'migrate --help').
+
         'todo-server check' reports damaged records in the data directory; 'todo-server repair'
         keeps every record that verifies and moves the damaged bytes aside (see 'check --help').
         """
@@ -79,6 +83,7 @@ public enum ServerMain {
             return ServerMaintenanceCommand.run(command, Array(arguments.dropFirst()))
         }
         if arguments.first == "user" { return UserCommand.run(Array(arguments.dropFirst())) }
+        if arguments.first == "migrate" { return MigrateCommand.run(Array(arguments.dropFirst()), environment: environment) }
         var options: ServerOptions
         do {
             options = try ServerOptions.parse(arguments, environment: environment)

@@ -23,6 +23,13 @@ public struct TableSnapshot {
 
     public func rowCount(includeDeleted: Bool) -> Int { memory.rowCount(includeDeleted: includeDeleted) }
 
+    /// The counters the next write stamps from: the last version and updatedAt given out (rows
+    /// removed since included) and the last integer id. A copy of the table elsewhere keeps them,
+    /// so that no version or ETag is ever given out twice (`todo-server migrate`).
+    var counters: (lastVersion: UInt64, lastUpdatedAt: Int64, lastID: UInt64) {
+        (memory.lastVersion, memory.lastUpdatedAt, memory.lastID)
+    }
+
     /// Every row, in (updatedAt, id) order. O(table): for general queries.
     public func allRows() -> [StoredRow] { memory.order.allRows() }
 

@@ -15,11 +15,15 @@ import TodoTestSupport
         "postgresql:///\(database.name)?host=\(database.cluster.socketFolder)&port=\(database.cluster.port)&user=postgres"
     }
 
-    static func send(_ port: Int, _ method: String, _ target: String, _ body: String = "") throws -> HTTPResponse {
-        let client = try RawHTTPClient(port: port)
+    /// One request on a new connection. `headers`: more header lines ("If-Match: \"…\""). `deadline`:
+    /// how long the socket waits for the answer before the call throws (a hang is an error).
+    static func send(_ port: Int, _ method: String, _ target: String, _ body: String = "", headers: [String] = [],
+                     deadline: Duration = .seconds(10)) throws -> HTTPResponse {
+        let client = try RawHTTPClient(port: port, receiveTimeout: deadline)
         defer { client.close() }
         let bytes = Array(body.utf8)
-        try client.send(Array("\(method) \(target) HTTP/1.1\r\nHost: x\r\nZUMO-API-VERSION: 2.0.0\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n".utf8) + bytes)
+        let extra = headers.map { $0 + "\r\n" }.joined()
+        try client.send(Array("\(method) \(target) HTTP/1.1\r\nHost: x\r\nZUMO-API-VERSION: 2.0.0\r\n\(extra)Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n".utf8) + bytes)
         return try client.readResponse(method: method)
     }
 

@@ -84,7 +84,7 @@ final class ClusterHome: Sendable {
             fsync = off
             synchronous_commit = off
             full_page_writes = off
-            max_connections = 60
+            max_connections = 200
             shared_buffers = 16MB
             deadlock_timeout = 100ms
             password_encryption = 'scram-sha-256'

@@ -99,6 +99,18 @@ public final class TestCluster: Sendable {
         return .success(())
     }
 
+    /// pg_ctl restart in fast mode, as a Patroni switchover does to the old primary: every
+    /// session ends with 57P01, and the server accepts connections again when this returns.
+    public func restart() -> Result<Void, ClusterError> {
+        let status = Command.run([home.binaries + "/pg_ctl", "-D", dataFolder, "-l", serverLog, "-m", "fast", "-w", "-t", "60",
+                                  "-o", "-p \(port) -k \(socketFolder)", "restart"], log: log)
+        guard status == 0 else {
+            return .failure(ClusterError(description: "pg_ctl restart of the \(name) test cluster failed (exit \(status)):\n"
+                                         + home.tail(of: log) + "\n" + home.tail(of: serverLog)))
+        }
+        return .success(())
+    }
+
     /// Trust over the unix socket, as the superuser.
     public var socketConfig: PostgresConfig {
         PostgresConfig(endpoint: .unixSocket(directory: socketFolder, port: port), user: "postgres", database: "postgres")
