@@ -177,6 +177,7 @@ psql -d todobig -c "
   FROM generate_series(1, $big - 1) AS i ON CONFLICT DO NOTHING" \
   -c "UPDATE todo_tables SET last_version = GREATEST(last_version, $big + 10),
         last_updated_at = GREATEST(last_updated_at, 1700000000000 + $big) WHERE key = 'todoitem'" \
+  -c "SELECT setval('todo_versions', GREATEST(last_value, $big + 10)) FROM todo_versions" \
   -c "VACUUM ANALYZE todo_rows"
 read -r pg_small_ms pg_small_n < <(pull_ms "$pg1_port" small)
 read -r pg_big_ms pg_big_n < <(pull_ms "$big_port" todoitem)

@@ -8,8 +8,8 @@ import TodoModel
 /// version is ever given out twice.
 ///
 /// All or nothing: one transaction copies every table, checks each table's count read back
-/// against the source, and commits only then. It holds each table's `todo_tables` row locked,
-/// so a node writing meanwhile waits for it. Rows go in batches of `batchSize` (one INSERT each),
+/// against the source, and commits only then. It holds each table's `todo_tables` row locked and
+/// its write gate (`PostgresWriteGate`) closed, so a node writing meanwhile waits for it. Rows go in batches of `batchSize` (one INSERT each),
 /// read from the source batch by batch: the process never holds a second copy of a table.
 struct PostgresMigration {
     /// What was copied of one table, as read back from PostgreSQL.
@@ -33,7 +33,12 @@ struct PostgresMigration {
     func run() throws -> [Copied] {
         do {
             return try target.pool.transaction(maxAttempts: 1) { connection in
-                try source.tableNames().map { try copy($0, connection) }
+                let copied = try source.tableNames().map { try copy($0, connection) }
+                // Versions given out from now on start above every copied one.
+                try connection.execute("SELECT setval('todo_versions', GREATEST((SELECT last_value FROM todo_versions), $1))",
+                                       [.int(Int64(try source.tableNames().compactMap { table in
+                                           try source.read(table) { $0.counters.lastVersion } }.max() ?? 0))])
+                return copied
             }
         } catch let refusal as Refusal {
             throw refusal
@@ -53,6 +58,7 @@ struct PostgresMigration {
             VALUES ($1, $2, $3, $4, '{}', 0, 0, 0) ON CONFLICT (key) DO NOTHING
             """, [.text(key), .text(schema.name), .bool(schema.softDelete), .text(schema.idType.rawValue)])
         _ = try connection.query("SELECT key FROM todo_tables WHERE key = $1 FOR UPDATE", [.text(key)])
+        try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresWriteGate.key(key))])
         let held: Int64 = try connection.query("SELECT count(*) FROM todo_rows WHERE table_key = $1", [.text(key)])[0].decode(0)
         guard held == 0 else {
             throw Refusal(description: "PostgreSQL already holds \(held) row\(held == 1 ? "" : "s") of table '\(schema.name)' (database "

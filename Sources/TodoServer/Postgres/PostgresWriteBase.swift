@@ -31,8 +31,10 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
     }
 
     var schema: TableSchema { meta.schema }
-    /// No floor: stamps come from the database's clock, taken after the gate (see `PostgresWriteGate`).
-    var lastUpdatedAt: Int64 { 0 }
+    /// A floor for stamps besides the database's clock (see `PostgresWriteGate`): the table's last
+    /// updatedAt as migrated or written by a write that locked the table, so rows copied from a
+    /// server whose clock ran ahead are never passed by new ones.
+    var lastUpdatedAt: Int64 { meta.lastUpdatedAt }
     var lastID: UInt64 { meta.lastID }
 
     func row(key rowKey: StoredRowKey) -> StoredRow? {

@@ -17,8 +17,9 @@ import PostgresClient
 /// later query's `c` is above its stamp. The price: a query waits for the writes in flight on its
 /// table (one commit), instead of every write waiting for every other.
 ///
-/// One clock for all nodes: the database server's (`clock_timestamp()`). It must not step back
-/// (NTP slews small offsets; a step back delays nothing but can let a cursor pass rows).
+/// One clock for all nodes: the database server's (`clock_timestamp()`), never below the table's
+/// last updatedAt as migrated (`PostgresWriteBase.lastUpdatedAt`). It must not step back (NTP
+/// slews small offsets; a step back delays nothing but can let a cursor pass rows).
 enum PostgresWriteGate {
     /// What the gate gives a write: the database's time in Unix ms, and a version from the sequence.
     struct Entry {
@@ -58,12 +59,9 @@ enum PostgresWriteGate {
         """,
         """
         CREATE OR REPLACE FUNCTION todo_read_gate(gate bigint) RETURNS bigint LANGUAGE plpgsql AS $$
-        DECLARE now_ms bigint;
         BEGIN
-            PERFORM pg_advisory_lock(gate);
-            now_ms := todo_clock_ms();
-            PERFORM pg_advisory_unlock(gate);
-            RETURN now_ms;
+            PERFORM pg_advisory_xact_lock(gate);
+            RETURN todo_clock_ms();
         END $$
         """,
         """
@@ -71,7 +69,8 @@ enum PostgresWriteGate {
         DECLARE now_ms bigint := todo_clock_ms();
         BEGIN
             IF stamp - now_ms > \(maximumSettleMilliseconds) THEN
-                RAISE EXCEPTION 'a stamp % ms ahead of the database clock', stamp - now_ms USING ERRCODE = 'TD001';
+                RAISE EXCEPTION 'the table''s last updatedAt is % ms ahead of the database server''s clock (copied from a server '
+                    'whose clock ran ahead?); writes to it resume once the clock has passed it', stamp - now_ms USING ERRCODE = 'TD001';
             END IF;
             WHILE now_ms <= stamp LOOP
                 PERFORM pg_sleep(0.0002);
@@ -98,7 +97,9 @@ enum PostgresWriteGate {
         _ = try connection.query("SELECT todo_write_settle($1)", [.int(stamp)])
     }
 
-    /// The bound of a query's answer: rows with an updatedAt below it.
+    /// The bound of a query's answer: rows with an updatedAt below it. Run outside a transaction:
+    /// the gate is let go when this statement's own transaction ends (a lock held by a session
+    /// could outlive a cancelled statement and close the gate for good).
     static func visibleBound(_ connection: PostgresConnection, _ tableKey: String) throws -> Int64 {
         try connection.query("SELECT todo_read_gate($1)", [.int(key(tableKey))])[0].decode(0)
     }
