@@ -81,4 +81,23 @@ import TodoTestSupport
         let now = try admin.query("SELECT todo_clock_ms()")[0].decode(0, as: Int64.self)
         #expect(now > last, "the write returned at \(now), before the clock passed its stamp \(last)")
     }
+
+    /// A table whose last updatedAt lies ahead of the database's clock (rows migrated from a server
+    /// whose clock ran ahead): a new write is stamped above it, never below rows already pulled.
+    @Test func stampsStayAboveAMigratedUpdatedAt() throws {
+        let database = try TestDatabase()
+        let store = try PostgresTableStore(config: database.config)
+        defer { store.close() }
+        try store.createTable("t", softDelete: true, idType: .string, columns: [:])
+        let admin = try PostgresConnection.connect(database.config)
+        defer { admin.close() }
+        let ahead = try admin.query("SELECT todo_clock_ms() + 300")[0].decode(0, as: Int64.self)
+        try admin.execute("UPDATE todo_tables SET last_updated_at = $1 WHERE key = 't'", [.int(ahead)])
+        let stamp = try store.write("t") { w -> Int64 in
+            let stamp = w.nextStamp()
+            w.put(StoredRow(id: "a", columns: [:], createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt, version: stamp.version))
+            return stamp.updatedAt
+        }
+        #expect(stamp > ahead)
+    }
 }
