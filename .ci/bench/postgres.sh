@@ -151,6 +151,7 @@ start pg2 --store "$(store todo)"; pg2_port=$port; pg2_pid=$pid
 log "loading $rows rows over HTTP (32 clients) into each backend"
 emb_load=$(load "$emb_port" todoitem "$rows")
 pg_load=$(load "$pg1_port" todoitem "$rows")
+psql -d todo -c "VACUUM ANALYZE todo_rows"   # planner statistics, as autovacuum would soon give them
 printf 'load %d rows, 32 clients: embedded %s s (%.0f inserts/s), PostgreSQL %s s (%.0f inserts/s)\n' "$rows" \
   "$emb_load" "$(echo "$rows / $emb_load" | bc -l)" "$pg_load" "$(echo "$rows / $pg_load" | bc -l)"
 
@@ -167,6 +168,7 @@ log "incremental pulls of 10 changes"
 small=10000
 load "$pg1_port" small "$small" >/dev/null
 load "$emb_port" small "$small" >/dev/null
+psql -d todo -c "VACUUM ANALYZE todo_rows"
 # The BIG table by SQL: the rows a load over HTTP would leave, written in one statement.
 start pgbig --store "$(store todobig)"; big_port=$port
 load "$big_port" todoitem 1 >/dev/null   # creates the table and its columns
@@ -178,7 +180,7 @@ psql -d todobig -c "
   -c "UPDATE todo_tables SET last_version = GREATEST(last_version, $big + 10),
         last_updated_at = GREATEST(last_updated_at, 1700000000000 + $big) WHERE key = 'todoitem'" \
   -c "SELECT setval('todo_versions', GREATEST(last_value, $big + 10)) FROM todo_versions" \
-  -c "VACUUM ANALYZE todo_rows"
+  -c "VACUUM ANALYZE todo_rows" >/dev/null
 read -r pg_small_ms pg_small_n < <(pull_ms "$pg1_port" small)
 read -r pg_big_ms pg_big_n < <(pull_ms "$big_port" todoitem)
 read -r emb_small_ms emb_small_n < <(pull_ms "$emb_port" small)
