@@ -63,16 +63,17 @@ enum PostgresTableSchema {
         var lastID: UInt64
     }
 
-    static func meta(_ row: PostgresRow) throws -> Meta {
-        let name: String = try row.decode(0)
-        let idType = TableIDType(rawValue: try row.decode(2, as: String.self)) ?? .string
+    /// The meta columns starting at `first` (see `metaColumns`).
+    static func meta(_ row: PostgresRow, at first: Int = 0) throws -> Meta {
+        let name: String = try row.decode(first)
+        let idType = TableIDType(rawValue: try row.decode(first + 2, as: String.self)) ?? .string
         var columns: [String: ColumnType?] = [:]
-        for (column, type) in try JSONValue.parse(try row.decode(3, as: String.self)).objectValue ?? [:] {
+        for (column, type) in try JSONValue.parse(try row.decode(first + 3, as: String.self)).objectValue ?? [:] {
             columns[column] = .some(type.stringValue.flatMap(ColumnType.init(rawValue:)))
         }
-        let schema = TableSchema(name: name, softDelete: try row.decode(1), idType: idType, columns: columns)
-        return Meta(schema: schema, lastUpdatedAt: try row.decode(4), lastVersion: UInt64(try row.decode(5, as: Int64.self)),
-                    lastID: UInt64(try row.decode(6, as: Int64.self)))
+        let schema = TableSchema(name: name, softDelete: try row.decode(first + 1), idType: idType, columns: columns)
+        return Meta(schema: schema, lastUpdatedAt: try row.decode(first + 4), lastVersion: UInt64(try row.decode(first + 5, as: Int64.self)),
+                    lastID: UInt64(try row.decode(first + 6, as: Int64.self)))
     }
 
     /// The row whose columns start at `at` (see `rowColumns`); nil when they are NULL.

@@ -49,7 +49,7 @@ final class PostgresTableStore: Sendable {
     private func meta(_ connection: PostgresConnection, _ key: String, forUpdate: Bool) throws -> PostgresTableSchema.Meta? {
         let rows = try connection.query("SELECT \(PostgresTableSchema.metaColumns) FROM todo_tables t WHERE t.key = $1"
                                         + (forUpdate ? " FOR UPDATE" : ""), [.text(key)])
-        return try rows.first.map(PostgresTableSchema.meta)
+        return try rows.first.map { try PostgresTableSchema.meta($0) }
     }
 
     /// Marks a creating write that changed nothing: its transaction is rolled back, so the table
@@ -93,8 +93,8 @@ final class PostgresTableStore: Sendable {
                         VALUES ($1, $2, $3, $4, '{}', 0, 0, 0) ON CONFLICT (key) DO NOTHING RETURNING key
                         """, [.text(key), .text(table), .bool(creating.softDelete), .text(creating.idType.rawValue)]).isEmpty
                 }
-                let gate = try PostgresWriteGate.enter(connection, key)
-                guard var meta = try meta(connection, key, forUpdate: locksTable) else {
+                let (gate, found) = try PostgresWriteGate.enter(connection, key, lockingTable: locksTable)
+                guard var meta = found else {
                     throw StorageError(.noSuchTable, "no table named '\(table)'")
                 }
                 var locked = locksTable

@@ -87,9 +87,17 @@ enum PostgresWriteGate {
         """,
     ]
 
-    static func enter(_ connection: PostgresConnection, _ tableKey: String) throws -> Entry {
-        let row = try connection.query("SELECT now_ms, version FROM todo_write_gate($1)", [.int(key(tableKey))])[0]
-        return Entry(now: try row.decode(0), version: UInt64(try row.decode(1, as: Int64.self)))
+    /// Takes the gate and reads the table's meta in one statement; `lockingTable`: its
+    /// `todo_tables` row locked too. Nil meta: no such table.
+    static func enter(_ connection: PostgresConnection, _ tableKey: String,
+                      lockingTable: Bool) throws -> (entry: Entry, meta: PostgresTableSchema.Meta?) {
+        let sql = lockingTable
+            ? "SELECT g.now_ms, g.version, \(PostgresTableSchema.metaColumns) FROM todo_write_gate($1) g, todo_tables t WHERE t.key = $2 FOR UPDATE OF t"
+            : "SELECT g.now_ms, g.version, \(PostgresTableSchema.metaColumns) FROM todo_write_gate($1) g LEFT JOIN todo_tables t ON t.key = $2"
+        guard let row = try connection.query(sql, [.int(key(tableKey)), .text(tableKey)]).first else { return (Entry(now: 0, version: 0), nil) }
+        let entry = Entry(now: try row.decode(0), version: UInt64(try row.decode(1, as: Int64.self)))
+        guard try row.decode(2, as: String?.self) != nil else { return (entry, nil) }
+        return (entry, try PostgresTableSchema.meta(row, at: 2))
     }
 
     /// Waits until the database's clock has passed `stamp` (see the type's comment).
