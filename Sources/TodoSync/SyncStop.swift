@@ -35,7 +35,8 @@ public struct SyncStop: Error, Sendable, Equatable {
 
     static func server(_ reply: TableReply) -> SyncStop {
         SyncStop(.server, status: reply.status,
-                 message: "the server answered \(reply.status)\(reply.message.map { ": " + $0 } ?? "") after 3 attempts; try again later")
+                 message: "after 3 attempts the server still answered \(reply.status)\(reply.message.map { ": " + $0.trimmingFinalStop } ?? ""); "
+                     + "try again later")
     }
 
     static func network(_ failure: TransportFailure) -> SyncStop {

@@ -54,7 +54,16 @@ import TodoTestSupport
     func pullThroughABrokenProxy() throws {
         let (report, transport) = try Self.pull { _ in Self.html(502) }
         #expect(report.stop?.kind == .server)
-        #expect(report.stop?.message == "the server answered 502 after 3 attempts; try again later")
+        #expect(report.stop?.message == "after 3 attempts the server still answered 502; try again later")
+        #expect(transport.requests == 3)
+    }
+
+    @Test("a 503 with the server's reason: the reason once, without its final full stop")
+    func pullFromAnUnavailableStore() throws {
+        let body = Array(#"{"error":"The storage is unavailable: storage: PostgreSQL (cannot connect: is it running?)."}"#.utf8)
+        let (report, transport) = try Self.pull { _ in HTTPResponse(status: 503, headers: ["Content-Type": "application/json"], body: body) }
+        #expect(report.stop?.message == "after 3 attempts the server still answered 503: The storage is unavailable: "
+            + "storage: PostgreSQL (cannot connect: is it running?); try again later")
         #expect(transport.requests == 3)
     }
 
