@@ -69,6 +69,7 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
     /// Writes the commit's effect (and, when it locks the table, the table's columns and counters)
     /// in this transaction.
     func apply(_ commit: TableCommit) throws {
+        for row in commit.puts { try Self.refuseNul(row) }
         for row in commit.puts {
             let existed = (looked[row.key] ?? self.row(key: row.key)) != nil
             if let failure { throw failure }
@@ -102,5 +103,22 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
             UPDATE todo_tables SET columns = $2, last_updated_at = $3, last_version = GREATEST(last_version, $4), last_id = $5 WHERE key = $1
             """, [.text(key), .jsonb(PostgresTableSchema.columnsJSON(columns)), .int(lastUpdatedAt),
                   .int(Int64(commit.stamp?.version ?? 0)), .int(Int64(lastID))])
+    }
+
+    /// `jsonb` and `text` cannot hold U+0000 (PostgreSQL refuses it): bad input, said before
+    /// anything is written, rather than a database error that reads like an outage.
+    static func refuseNul(_ row: StoredRow) throws {
+        func holdsNul(_ value: JSONValue) -> Bool {
+            switch value {
+            case .string(let text): return text.utf8.contains(0)
+            case .array(let items): return items.contains(where: holdsNul)
+            case .object(let members): return members.contains { $0.key.utf8.contains(0) || holdsNul($0.value) }
+            default: return false
+            }
+        }
+        let column = row.id.utf8.contains(0) ? "id" : row.columns.keys.sorted().first { $0.utf8.contains(0) || holdsNul(row.columns[$0]!) }
+        guard let column else { return }
+        throw StorageError(.invalidValue, "the PostgreSQL store cannot hold the character U+0000 in a string (column '\(column)'): "
+                           + "remove it, or use the embedded store")
     }
 }

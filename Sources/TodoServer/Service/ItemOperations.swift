@@ -207,6 +207,8 @@ extension TableService {
             throw e
         } catch let e as StorageError where e.kind == .quotaExceeded || e.kind == .rowTooLarge {
             throw .limit(e)
+        } catch let e as StorageError where e.kind == .invalidValue {
+            throw .invalidValue(e)
         } catch {
             if c.table.isNew { throw ServiceError(503, "The table '\(c.table.name)' could not be created: \(error).") }
             throw .storageUnavailable(error)

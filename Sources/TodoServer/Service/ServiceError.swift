@@ -25,6 +25,9 @@ struct ServiceError: Error {
         ServiceError(error.kind == .rowTooLarge ? 413 : 507, sentence(error.message))
     }
 
+    /// A value the storage cannot hold as given (400): the request is at fault, not the server.
+    static func invalidValue(_ error: StorageError) -> ServiceError { ServiceError(400, sentence(error.message)) }
+
     /// "the row ... split it" as a sentence: capitalised, with a full stop.
     private static func sentence(_ text: String) -> String {
         guard let first = text.first else { return text }

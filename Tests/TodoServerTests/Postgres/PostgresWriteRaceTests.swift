@@ -101,3 +101,24 @@ import TodoTestSupport
         #expect(stamp > ahead)
     }
 }
+
+/// Values PostgreSQL cannot hold are refused as bad input, not as an outage.
+@Suite struct PostgresValueTests {
+    @Test func aStringWithANulCharacterIs400AndTheNodeGoesOn() throws {
+        let node = try TableServerHarness(backend: .postgres)
+        let refused = try node.send("POST", "/tables/todoitem", body: #"{"id":"a","text":"x\u0000y"}"#)
+        #expect(refused.status == 400)
+        #expect(refused.object["error"]?.stringValue == "The PostgreSQL store cannot hold the character U+0000 in a string "
+            + "(column 'text'): remove it, or use the embedded store.")
+        let patched = try node.send("POST", "/tables/todoitem", body: #"{"id":"b","text":"fine"}"#)
+        #expect(patched.status == 201)
+        _ = try node.insert(#"{"id":"c","text":"t"}"#)
+        #expect(try node.send("PATCH", "/tables/todoitem/c", body: #"{"text":"\u0000"}"#).status == 400)
+        #expect(try node.send("GET", "/tables/todoitem/c").object["text"]?.stringValue == "t")
+        let filtered = try node.send("GET", "/tables/todoitem?$filter=text%20eq%20'x%00y'")
+        #expect(filtered.status == 200 && filtered.array.isEmpty, "\(filtered.status) \(filtered.object)")
+        let others = try node.send("GET", "/tables/todoitem?$filter=text%20ne%20'x%00y'")
+        #expect(others.status == 200 && others.array.count == 2, "\(others.status) \(others.object)")
+    }
+}
+
