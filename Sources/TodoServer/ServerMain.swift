@@ -108,7 +108,7 @@ public enum ServerMain {
         let service: TableService
         do {
             if let postgres = options.postgres {
-                storage = try PostgresTableStore(config: postgres)
+                storage = try PostgresTableStore(config: postgres, limits: options.limits)
             } else {
                 storage = try TableStorage(directory: options.dataDirectory, limits: options.limits,
                                            onFailure: { printErr(failureLine($0)) })

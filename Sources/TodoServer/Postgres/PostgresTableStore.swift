@@ -17,12 +17,17 @@ import TodoModel
 final class PostgresTableStore: Sendable {
     let pool: PostgresPool
     let config: PostgresConfig
+    /// `--max-tables` and `--max-row-size` apply here too; rows per table and memory do not (the
+    /// database's own disk and quotas bound them).
+    let quota: StorageQuota
     /// Tests: runs just before a write commits (its stamps taken, its gate held).
     let beforeCommit: @Sendable () -> Void
 
     /// Connects and creates the store's tables when missing. Throws a `StorageError` saying why not.
-    init(config: PostgresConfig, connections: Int = 8, beforeCommit: @escaping @Sendable () -> Void = {}) throws(StorageError) {
+    init(config: PostgresConfig, limits: StorageLimits = StorageLimits(), connections: Int = 8,
+         beforeCommit: @escaping @Sendable () -> Void = {}) throws(StorageError) {
         self.config = config
+        quota = StorageQuota(limits: limits)
         self.beforeCommit = beforeCommit
         pool = PostgresPool(config, size: connections)
         do {
@@ -88,10 +93,16 @@ final class PostgresTableStore: Sendable {
             return try pool.transaction { connection in
                 var created = false
                 if let creating {
+                    // Creations one at a time, so that two cannot both take the last table of --max-tables.
+                    try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresTableSchema.creationLock)])
                     created = try !connection.query("""
                         INSERT INTO todo_tables (key, name, soft_delete, id_type, columns, last_updated_at, last_version, last_id)
                         VALUES ($1, $2, $3, $4, '{}', 0, 0, 0) ON CONFLICT (key) DO NOTHING RETURNING key
                         """, [.text(key), .text(table), .bool(creating.softDelete), .text(creating.idType.rawValue)]).isEmpty
+                }
+                if created {
+                    let tables = try connection.query("SELECT count(*) FROM todo_tables")[0].decode(0, as: Int64.self)
+                    try quota.admitTable(table, count: Int(tables) - 1)
                 }
                 let (gate, found) = try PostgresWriteGate.enter(connection, key, lockingTable: locksTable)
                 guard var meta = found else {
@@ -101,7 +112,7 @@ final class PostgresTableStore: Sendable {
                 if !locked && meta.schema.idType == .autoIncrement, let again = try self.meta(connection, key, forUpdate: true) {
                     (meta, locked) = (again, true)
                 }
-                let base = PostgresWriteBase(connection: connection, key: key, meta: meta, gate: gate, locksTable: locked)
+                let base = PostgresWriteBase(connection: connection, key: key, meta: meta, gate: gate, locksTable: locked, quota: quota)
                 var write = TableWrite(memory: base, counter: base, clock: Clock { gate.now })
                 let result = try body(&write)
                 if let failure = base.failure { throw failure }

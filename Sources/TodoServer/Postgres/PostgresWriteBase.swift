@@ -16,13 +16,15 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
     let key: String
     let meta: PostgresTableSchema.Meta
     let locksTable: Bool
+    let quota: StorageQuota
     /// The version the gate handed out with the time; later stamps of the write take more.
     private var reservedVersion: UInt64?
     private var looked: [StoredRowKey: StoredRow?] = [:]
     private(set) var failure: (any Error)?
 
     init(connection: PostgresConnection, key: String, meta: PostgresTableSchema.Meta, gate: PostgresWriteGate.Entry,
-         locksTable: Bool) {
+         locksTable: Bool, quota: StorageQuota) {
+        self.quota = quota
         self.connection = connection
         self.key = key
         self.meta = meta
@@ -69,7 +71,11 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
     /// Writes the commit's effect (and, when it locks the table, the table's columns and counters)
     /// in this transaction.
     func apply(_ commit: TableCommit) throws {
-        for row in commit.puts { try Self.refuseNul(row) }
+        for row in commit.puts {
+            try Self.refuseNul(row)
+            try quota.admitRowSize(row, old: looked[row.key] ?? self.row(key: row.key))
+        }
+        if let failure { throw failure }
         for row in commit.puts {
             let existed = (looked[row.key] ?? self.row(key: row.key)) != nil
             if let failure { throw failure }

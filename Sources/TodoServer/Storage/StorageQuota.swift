@@ -40,13 +40,7 @@ final class StorageQuota: Sendable {
         var added = 0
         for row in change.puts {
             let old = memory.row(key: row.key)
-            let size = RowFootprint.dataBytes(row)
-            if size > limits.maxRowBytes, size > old.map(RowFootprint.dataBytes) ?? 0 {
-                throw StorageError(.rowTooLarge,
-                                   "the row '\(row.id)' would hold \(ByteCount.text(size)), more than the "
-                                       + "\(ByteCount.text(limits.maxRowBytes)) this server allows in one row "
-                                       + "(--max-row-size), so nothing was written; store less in it, or split it")
-            }
+            try admitRowSize(row, old: old)
             delta += RowFootprint.memoryBytes(row) - (old.map(RowFootprint.memoryBytes) ?? 0)
             if old == nil { added += 1 }
         }
@@ -64,6 +58,16 @@ final class StorageQuota: Sendable {
         }
         if delta > 0 { try reserve(delta) }
         return delta
+    }
+
+    /// Checks a row against `maxRowBytes`; a row that was larger already may keep its size or shrink.
+    func admitRowSize(_ row: StoredRow, old: StoredRow?) throws(StorageError) {
+        let size = RowFootprint.dataBytes(row)
+        guard size > limits.maxRowBytes, size > old.map(RowFootprint.dataBytes) ?? 0 else { return }
+        throw StorageError(.rowTooLarge,
+                           "the row '\(row.id)' would hold \(ByteCount.text(size)), more than the "
+                               + "\(ByteCount.text(limits.maxRowBytes)) this server allows in one row "
+                               + "(--max-row-size), so nothing was written; store less in it, or split it")
     }
 
     /// The change was applied: a shrink gives its bytes back (a growth was reserved already).

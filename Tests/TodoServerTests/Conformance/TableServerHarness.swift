@@ -46,7 +46,7 @@ final class TableServerHarness: @unchecked Sendable {
         case .postgres:
             let database = try shared ?? TestDatabase()
             self.database = database
-            store = try PostgresTableStore(config: database.config)
+            store = try PostgresTableStore(config: database.config, limits: limits)
         }
         service = try TableService(configuration: config, store: store)
         let service = self.service
