@@ -1,3 +1,4 @@
+import Synchronization
 import PostgresClient
 import TableProtocol
 import TodoBasics
@@ -20,6 +21,8 @@ final class PostgresTableStore: Sendable {
     /// `--max-tables` and `--max-row-size` apply here too; rows per table and memory do not (the
     /// database's own disk and quotas bound them).
     let quota: StorageQuota
+    /// Tables seen, by key (see `TableStore.schema`): a query less per request.
+    private let knownSchemas = Mutex<[String: TableSchema]>([:])
     /// Tests: runs just before a write commits (its stamps taken, its gate held).
     let beforeCommit: @Sendable () -> Void
 
@@ -136,8 +139,11 @@ final class PostgresTableStore: Sendable {
 extension PostgresTableStore: TableStore {
     func schema(_ table: String) throws(StorageError) -> TableSchema? {
         guard let key = Self.key(table) else { return nil }
+        if let known = knownSchemas.withLock({ $0[key] }) { return known }
         do {
-            return try pool.withConnection { try meta($0, key, forUpdate: false) }?.schema
+            let schema = try pool.withConnection { try meta($0, key, forUpdate: false) }?.schema
+            if let schema { knownSchemas.withLock { $0[key] = schema } }
+            return schema
         } catch {
             throw Self.storageError(error)
         }

@@ -8,7 +8,11 @@ import TodoModel
 /// `TableWrite` that sees the table as committed plus its own changes, applied whole or not at
 /// all. Failures are `StorageError`s: `.unavailable` becomes a 503, quota kinds a 507/413.
 protocol TableStore: AnyObject, Sendable {
-    /// The table's schema, matched ignoring case; nil when there is no such table.
+    /// The table's schema, matched ignoring case; nil when there is no such table. Its name,
+    /// softDelete and idType are exact; its columns may lag behind another node's write
+    /// (PostgreSQL keeps a table's schema once seen: tables are never removed there and those three
+    /// never change, which saves a query per request). Answers render with the schema that
+    /// `readRow`, `select` and `write` read with their rows.
     func schema(_ table: String) throws(StorageError) -> TableSchema?
 
     /// Creates an empty table; a no-op when one of this name in any case exists.
