@@ -18,6 +18,9 @@ public final class Store {
     /// Set by a command that shows hand-edited files as they are and reports them (a reader);
     /// without it, reading one throws `.editedByHand` (`HandEdit`).
     public var handEditLog: HandEditLog?
+    /// The operations folder's stamp for which this command found the index of pending operations
+    /// right (`PendingIndex`): set by a lookup or a rebuild, kept by this command's commits.
+    var pendingIndexStamp: FileStamp?
 
     init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {
         self.layout = layout
