@@ -17,9 +17,9 @@ import TodoModel
 /// one and no journal is on disk; otherwise the folder is listed, as before the index existed,
 /// and a writer rebuilds the index from that listing. An operation file added or deleted by
 /// hand therefore makes the index stale, never wrong; a listed file that is gone is noticed on
-/// reading it (and the folder is listed). Every writer keeps the index: a local change stages
-/// its buckets in its own commit (`stage`) and records the new stamp after it (`restamp`); any
-/// other commit leaves the old stamp, which no longer matches.
+/// reading it (and the folder is listed). A local change (`Store.keepsPendingIndex`) stages the
+/// buckets it changes in its own commit (`stage`) and records the new stamp after it
+/// (`restamp`); any other commit leaves the old stamp, which no longer matches.
 enum PendingIndex {
     static let bucketCount = 1024
     static let directory = StoreLayout.cacheDirectory + "/pending"
@@ -83,11 +83,11 @@ enum PendingIndex {
 
     // MARK: Keeping it
 
-    /// Stages the buckets a commit changes, when the index matched the folder at the start of the
-    /// command (`Store.pendingIndexStamp`) and still does. False: the index is left as it is and
+    /// Stages the buckets a local change's commit changes, when the index matched the folder at
+    /// the start of the command (`Store.pendingIndexStamp`) and still does. False: the index is left as it is and
     /// goes stale with the commit.
     static func stage(into tx: inout StoreTransaction, _ store: Store) -> Bool {
-        guard let verified = store.pendingIndexStamp,
+        guard store.keepsPendingIndex, let verified = store.pendingIndexStamp,
               store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory)) == verified
         else { return false }
         let prefix = StoreLayout.operationsDirectory + "/"

@@ -162,7 +162,7 @@ extension Store {
     /// Opens only the names the index of pending operations gives (`PendingIndex`) while it
     /// vouches for the folder; otherwise lists the folder, matching names by their
     /// `.<table>.<enc>.json` ending before parsing any, and a writer rebuilds the index from that
-    /// listing. So a local change costs the same however long the queue is.
+    /// listing (`keepsPendingIndex`). So a local change costs the same however long the queue is.
     public func operations(table: String, id: String) throws(StoreError) -> [PendingOperation] {
         let encoded = IDEncoding.fileName(for: id)
         let suffix = ".\(table).\(encoded).json"
@@ -173,7 +173,7 @@ extension Store {
         pendingIndexStamp = nil
         let folder = fs.directoryStamp(layout.absolute(StoreLayout.operationsDirectory))
         let listed = try list(StoreLayout.operationsDirectory)
-        if isWritable { PendingIndex.rebuild(self, names: listed, folder: folder) }
+        if isWritable && keepsPendingIndex { PendingIndex.rebuild(self, names: listed, folder: folder) }
         return try operations(named: listed.filter { $0.hasSuffix(suffix) }, table: table, id: id, missing: .skipped) ?? []
     }
 

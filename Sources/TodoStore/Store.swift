@@ -21,6 +21,10 @@ public final class Store {
     /// The operations folder's stamp for which this command found the index of pending operations
     /// right (`PendingIndex`): set by a lookup or a rebuild, kept by this command's commits.
     var pendingIndexStamp: FileStamp?
+    /// Set by the local changes (add, edit, rm, done): they rebuild a stale index of pending
+    /// operations from the listing they make anyway, and keep it in their commit. Other writers
+    /// (push, pull, resolve) change the queue wholesale and leave the index stale.
+    public var keepsPendingIndex = false
 
     init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {
         self.layout = layout

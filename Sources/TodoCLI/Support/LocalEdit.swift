@@ -19,6 +19,7 @@ struct LocalEdit {
     static func begin(_ ctx: CommandContext, _ args: ParsedArguments, command: String, idArgument: String?,
                       newID: String? = nil, settling: Bool = false) throws(CLIError) -> LocalEdit {
         let store = try StoreAccess.open(ctx, writable: true, command: command)
+        store.keepsPendingIndex = true
         let table = try StoreAccess.table(args, store, create: idArgument == nil)
         let id: String
         if let idArgument {
