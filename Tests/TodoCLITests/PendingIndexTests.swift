@@ -100,3 +100,42 @@ import TodoTestSupport
         #expect(cli.run("doctor").out.hasPrefix("ok: "))
     }
 }
+
+/// A change prints the item's short id from the one id closest to it (issue 21), which must be
+/// what `list` shows among all the table's ids, pending deletes (from the index) included.
+@Suite struct ClosestShortIDTests {
+    @Test func aChangePrintsTheShortIDListShows() {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let cli = CLIHarness(directory: dir.path)
+        #expect(cli.run("init").code == 0)
+        let ids = ["abcdef01", "abcdef02", "abcxyz", "q1234567", "MixedCase1", "abcdefgh0", "abc"]
+        for id in ids { #expect(cli.run("add", "item \(id)", "--id", id).code == 0) }
+        // `list` cuts every id against all the others: "<short>  [ ] item <id>  (pending insert)".
+        var listed: [String: String] = [:]
+        for line in cli.run("list", "--all").out.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if let at = words.firstIndex(of: "item"), at + 1 < words.count { listed[String(words[at + 1])] = String(words[0]) }
+        }
+        #expect(listed.count == ids.count, "\(listed)")
+        for id in ids {
+            let short = listed[id] ?? "?"
+            #expect(cli.run("edit", id, "--text", "item \(id)", "--set", "n=1").out.hasPrefix("updated \(short) ("), "\(id): list shows \(short)")
+        }
+    }
+
+    /// A synced item removed here is known only by its pending delete: an id sharing 7 characters
+    /// with it is cut at 8, as `list` cuts it.
+    @Test func aPendingDeleteCountsForShortIDs() {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        Fixtures.copy("Stores/synced", to: dir.path)
+        let cli = CLIHarness(directory: dir.path)
+        let ids = cli.run("list", "--all", "--json").out
+        #expect(ids.lowercased().contains("d265929e-b17b-42d1-8fab-d0adf26486fa"), "\(ids)")
+        #expect(cli.run("rm", "d265").code == 0)
+        #expect(cli.run("add", "near", "--id", "d265929e-near").code == 0)
+        let edit = cli.run("edit", "d265929e-near", "--text", "nearer")
+        #expect(edit.out.hasPrefix("updated d265929e-n (folded into pending insert #"), "\(edit)")
+    }
+}
