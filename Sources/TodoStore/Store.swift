@@ -5,8 +5,9 @@ import TodoModel
 ///
 /// Opened for writing, it holds the store lock and has completed any interrupted commit
 /// (`Recovery`). Opened for reading, it takes no lock; `StoreReader` gives consistent views.
-/// Reading one item or one id's operations never lists the items folder, so local commands
-/// cost the same at any store size.
+/// Reading one item or one id's operations never lists the items folder, nor (through the index
+/// of pending operations, `PendingIndex`) the operations folder, so local commands cost the same
+/// at any store size and queue length.
 public final class Store {
     public let layout: StoreLayout
     public let fs: any FileSystem
