@@ -11,7 +11,9 @@
 #           other versions: the replica's first `pull` reads and rewrites them all)
 #   pending N pending inserts (N items, N operation files)
 # Each command runs once per store, in an order that leaves the next one's input intact (reading
-# commands first; `status` twice: the first fills .todo/cache, the second uses it).
+# commands first; `status` twice: the first fills .todo/cache, the second uses it; `show` of the
+# pending store before and after the local changes: the index of pending operations, .todo/cache/
+# pending, is rebuilt by `doctor` and kept by add, edit, done and rm).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/.ci/bench"
@@ -75,7 +77,7 @@ for n in $sizes; do
   measure "status1 pending $n" "$pending" "$bin/todo" status
   measure "status pending $n" "$pending" "$bin/todo" status
   measure "list pending $n" "$pending" "$bin/todo" list --all
-  measure "show pending $n" "$pending" "$bin/todo" show "$first"
+  measure "show1 pending $n" "$pending" "$bin/todo" show "$first"
   measure "diff pending $n" "$pending" "$bin/todo" diff
   measure "log pending $n" "$pending" "$bin/todo" log
   measure "doctor pending $n" "$pending" "$bin/todo" doctor
@@ -83,6 +85,7 @@ for n in $sizes; do
   measure "edit pending $n" "$pending" "$bin/todo" edit "$first" --text "edited"
   measure "done pending $n" "$pending" "$bin/todo" done "$second"
   measure "rm pending $n" "$pending" "$bin/todo" rm "$third"
+  measure "show pending $n" "$pending" "$bin/todo" show "$second"
   stop_server; start_server  # a fresh server: every insert is new
   (cd "$pending" && "$bin/todo" remote set "http://127.0.0.1:$port" >/dev/null)
   measure "push pending $n" "$pending" "$bin/todo" push
@@ -93,7 +96,7 @@ done
 printf '\n%-22s' "command (seconds, MB)"
 for n in $sizes; do printf '%18s' "$n"; done; printf '%14s\n' "x per 10x"
 for store in items pending; do
-  for cmd in status1 status list show diff log doctor add edit done rm pull clone push; do
+  for cmd in status1 status list show1 show diff log doctor add edit done rm pull clone push; do
     [ -n "${T[$cmd $store ${sizes%% *}]:-}" ] || continue
     printf '%-22s' "$cmd ($store)"
     prev=
@@ -107,3 +110,5 @@ for store in items pending; do
   done
 done
 echo "(status1: the first status, which fills .todo/cache/item-stamps; status: the next one)"
+echo "(show1: a show before any local change, which lists the operations folder; show: one after them,"
+echo " which uses the index of pending operations that doctor rebuilt and add, edit, done, rm kept)"

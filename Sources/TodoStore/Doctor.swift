@@ -21,7 +21,8 @@ public struct DoctorReport: Sendable {
 
 /// `todo doctor`: checks every file of the store and every invariant of sync.md §2.2.2, the edits
 /// made by hand that todo has not recorded (`HandEdit`), system properties, symbolic links and
-/// the remote URL. It changes nothing.
+/// the remote URL. It changes nothing but derived data: it rebuilds the index of pending
+/// operations when that is stale or wrong (`PendingIndex`).
 public struct Doctor {
     let store: Store
     /// Why the store could not be opened for writing (`Store.openForCheck`), so an unfinished
@@ -42,6 +43,7 @@ public struct Doctor {
         doctor.checkTop()
         doctor.checkTables()
         doctor.checkOperations()
+        doctor.checkPendingIndex()
         doctor.checkConflicts()
         doctor.checkInvariants()
         doctor.checkReceipts()

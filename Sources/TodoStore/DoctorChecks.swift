@@ -23,6 +23,14 @@ extension Doctor {
         }
     }
 
+    /// The index of pending operations (`PendingIndex`): derived data, so what is wrong with it
+    /// is a note, and a writer rebuilds it.
+    mutating func checkPendingIndex() {
+        for (path, message) in PendingIndex.check(store) {
+            report.notes.append(.init(path: store.displayPath(path), message: message))
+        }
+    }
+
     mutating func checkConflicts() {
         let store = self.store
         for name in entries(StoreLayout.conflictsDirectory) {

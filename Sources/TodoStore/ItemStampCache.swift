@@ -91,9 +91,7 @@ struct ItemStampCache: Equatable {
         let dir = path.parentPath
         let temp = dir.appendingPath(".\(path.lastPathComponent).\(getpid()).tmp")
         do {
-            try fs.createDirectory(dir)
-            let ignore = dir.appendingPath(".gitignore")
-            if !fs.fileExists(ignore) { try AtomicFile.write(Array("*\n".utf8), to: ignore, in: fs) }
+            try CacheFolder.prepare(store)
             try fs.writeFile(temp, encoded(), sync: true)
             try fs.rename(temp, to: path)
         } catch {

@@ -66,6 +66,8 @@ struct JournalView: FileSystem {
     func isSymbolicLink(_ path: String) -> Bool { writes[path] == nil && base.isSymbolicLink(path) }
     /// A file the journal rewrites has no stamp yet: read it.
     func stamp(_ path: String) -> FileStamp? { writes[path] == nil ? base.stamp(path) : nil }
+    /// The journal may add or remove names that no folder stamp shows: never vouch for a listing.
+    func directoryStamp(_ path: String) -> FileStamp? { nil }
     func stamps(in directory: String, names: [String]) -> [FileStamp?] {
         zip(names, base.stamps(in: directory, names: names)).map { writes[directory.appendingPath($0)] == nil ? $1 : nil }
     }

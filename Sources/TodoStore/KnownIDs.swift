@@ -4,9 +4,11 @@ import TodoModel
 /// here lives on in its delete) and its open conflicts.
 extension Store {
     /// The ids' comparison keys (lower-cased), read from file names; only the rare hashed name
-    /// (an id longer than 90 bytes) opens its file.
+    /// (an id longer than 90 bytes) opens its file. Of the pending operations only those of ids
+    /// without an item file count (the others' ids are the items'): pending deletes, which the
+    /// index of pending operations lists apart (`PendingIndex`), so the queue is not listed.
     public func knownIDKeys(table: String) throws(StoreError) -> Set<String> {
-        var keys: Set<String> = []
+        var keys = try knownIDKeysWithoutItems(table: table)
         let dir = layout.itemsDirectory(table)
         for name in try list(dir) where name.hasSuffix(".json") {
             let encoded = String(name.dropLast(5))
@@ -16,7 +18,59 @@ extension Store {
                 keys.insert(ItemID.key(file.item.id))
             }
         }
-        for name in try operationNames() where name.table == table {
+        return keys
+    }
+
+    /// The known key other than `key` that shares the longest prefix with it: all the short id of
+    /// one item needs (`ShortIDs`), found in one pass over the names, without sorting every id of
+    /// the table (1 s at 100,000 items). Nil when the table knows no other id.
+    public func closestKnownIDKey(to key: String, table: String) throws(StoreError) -> String? {
+        var best: (length: Int, key: String)?
+        func consider(_ other: String) {
+            guard other != key else { return }
+            let shared = Self.commonPrefix(key.unicodeScalars, other.unicodeScalars)
+            if best == nil || shared > best!.length { best = (shared, other) }
+        }
+        let target = Array(key.utf8)
+        let dir = layout.itemsDirectory(table)
+        for name in try list(dir) where name.hasSuffix(".json") {
+            // Plain names (no `%`, no `~`: most ids) are their key: compared as bytes, which for
+            // ASCII names counts the same shared prefix as scalars do.
+            var plain = true
+            var shared = 0
+            var counting = true
+            var length = 0
+            for byte in name.utf8.dropLast(5) {
+                if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "~") { plain = false; break }
+                if counting, length < target.count, target[length] == byte { shared += 1 } else { counting = false }
+                length += 1
+            }
+            if plain {
+                if length == target.count && shared == length { continue }  // the key itself
+                if best == nil || shared > best!.length { best = (shared, String(name.dropLast(5))) }
+            } else if let decoded = IDEncoding.decode(String(name.dropLast(5))) {
+                consider(decoded)
+            } else if let file = try decodeItemFile(dir + "/" + name) {
+                consider(ItemID.key(file.item.id))
+            }
+        }
+        for other in try knownIDKeysWithoutItems(table: table) { consider(other) }
+        return best?.key
+    }
+
+    private static func commonPrefix(_ a: String.UnicodeScalarView, _ b: String.UnicodeScalarView) -> Int {
+        var n = 0
+        for (x, y) in zip(a, b) {
+            guard x == y else { break }
+            n += 1
+        }
+        return n
+    }
+
+    /// The keys of a table's pending deletes (ids without an item file) and open conflicts.
+    private func knownIDKeysWithoutItems(table: String) throws(StoreError) -> Set<String> {
+        var keys: Set<String> = []
+        for name in try operationNamesWithoutItemFiles() where name.table == table {
             if let key = IDEncoding.decode(name.encodedID) {
                 keys.insert(key)
             } else if let op = try operation(name) {
@@ -31,5 +85,14 @@ extension Store {
             }
         }
         return keys
+    }
+
+    /// The operations whose ids may have no item file: the pending deletes from the index while
+    /// it vouches for the folder, else every operation (a listing).
+    private func operationNamesWithoutItemFiles() throws(StoreError) -> [OperationFileName] {
+        if PendingIndex.vouchedStamp(self) != nil, let deletes = PendingIndex.names(PendingIndex.deletesFile, in: self) {
+            return deletes.compactMap(OperationFileName.init(parsing:))
+        }
+        return try operationNames()
     }
 }

@@ -159,17 +159,51 @@ extension Store {
     }
 
     /// The pending operations of one item, in queue order.
-    /// Matches file names by their `.<table>.<enc>.json` ending before parsing any, so a local
-    /// change costs one directory listing however long the queue is.
+    /// Opens only the names the index of pending operations gives (`PendingIndex`) while it
+    /// vouches for the folder; otherwise lists the folder, matching names by their
+    /// `.<table>.<enc>.json` ending before parsing any, and a writer rebuilds the index from that
+    /// listing (`keepsPendingIndex`). So a local change costs the same however long the queue is.
     public func operations(table: String, id: String) throws(StoreError) -> [PendingOperation] {
-        let suffix = ".\(table).\(IDEncoding.fileName(for: id)).json"
+        let encoded = IDEncoding.fileName(for: id)
+        let suffix = ".\(table).\(encoded).json"
+        if let indexed = indexedOperationNames(table: table, encodedID: encoded, suffix: suffix),
+           let ops = try operations(named: indexed, table: table, id: id, missing: .stale) {
+            return ops
+        }
+        pendingIndexStamp = nil
+        let folder = fs.directoryStamp(layout.absolute(StoreLayout.operationsDirectory))
+        let listed = try list(StoreLayout.operationsDirectory)
+        if isWritable && keepsPendingIndex { PendingIndex.rebuild(self, names: listed, folder: folder) }
+        return try operations(named: listed.filter { $0.hasSuffix(suffix) }, table: table, id: id, missing: .skipped) ?? []
+    }
+
+    /// What a named operation file that is not there means.
+    private enum MissingOperation { case stale, skipped }
+
+    /// The names of an item's operation files from the index, when it vouches for the folder now.
+    private func indexedOperationNames(table: String, encodedID: String, suffix: String) -> [String]? {
+        guard let stamp = PendingIndex.vouchedStamp(self),
+              let names = PendingIndex.names(PendingIndex.bucketPath(PendingIndex.bucket(table: table, encodedID: encodedID)), in: self)
+        else { return nil }
+        pendingIndexStamp = stamp
+        return names.filter { $0.hasSuffix(suffix) }
+    }
+
+    /// The operations these names hold for the item, in queue order. A file that is gone makes
+    /// an index's names `.stale` (nil: a hand deletion); one gone from a listing is `.skipped`.
+    private func operations(named raw: [String], table: String, id: String,
+                            missing: MissingOperation) throws(StoreError) -> [PendingOperation]? {
         var names: [OperationFileName] = []
-        for raw in try list(StoreLayout.operationsDirectory) where raw.hasSuffix(suffix) {
-            if let parsed = OperationFileName(parsing: raw), parsed.table == table { names.append(parsed) }
+        for name in raw {
+            if let parsed = OperationFileName(parsing: name), parsed.table == table { names.append(parsed) }
         }
         var ops: [PendingOperation] = []
         for name in names.sorted(by: { $0.sequence < $1.sequence }) {
-            if let op = try operation(name), ItemID.same(op.id, id) { ops.append(op) }
+            guard let op = try operation(name) else {
+                if missing == .stale { return nil }
+                continue
+            }
+            if ItemID.same(op.id, id) { ops.append(op) }
         }
         return ops
     }

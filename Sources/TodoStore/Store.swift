@@ -5,8 +5,9 @@ import TodoModel
 ///
 /// Opened for writing, it holds the store lock and has completed any interrupted commit
 /// (`Recovery`). Opened for reading, it takes no lock; `StoreReader` gives consistent views.
-/// Reading one item or one id's operations never lists the items folder, so local commands
-/// cost the same at any store size.
+/// Reading one item or one id's operations never lists the items folder, nor (through the index
+/// of pending operations, `PendingIndex`) the operations folder, so local commands cost the same
+/// at any store size and queue length.
 public final class Store {
     public let layout: StoreLayout
     public let fs: any FileSystem
@@ -18,6 +19,13 @@ public final class Store {
     /// Set by a command that shows hand-edited files as they are and reports them (a reader);
     /// without it, reading one throws `.editedByHand` (`HandEdit`).
     public var handEditLog: HandEditLog?
+    /// The operations folder's stamp for which this command found the index of pending operations
+    /// right (`PendingIndex`): set by a lookup or a rebuild, kept by this command's commits.
+    var pendingIndexStamp: FileStamp?
+    /// Set by the local changes (add, edit, rm, done): they rebuild a stale index of pending
+    /// operations from the listing they make anyway, and keep it in their commit. Other writers
+    /// (push, pull, resolve) change the queue wholesale and leave the index stale.
+    public var keepsPendingIndex = false
 
     init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {
         self.layout = layout

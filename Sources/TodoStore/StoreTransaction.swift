@@ -193,16 +193,20 @@ extension Store {
     }
 
     /// Commits all staged changes at one point (see `StoreTransaction`). An empty transaction
-    /// writes nothing.
+    /// writes nothing. The index of pending operations changes in the same commit when this
+    /// command found it right (`PendingIndex`); otherwise the commit leaves it stale.
     ///
     /// A failure before the commit point throws and leaves no trace. A failure after it throws
     /// `.unfinished`: the change has happened (the journal holds it; readers show it; the next
     /// writer finishes it), and only the writing of its files is left to do.
     public func commit(_ transaction: StoreTransaction) throws(StoreError) {
         guard !transaction.isEmpty else { return }
-        let encoded = Self.stamped(transaction).encoded()
+        var tx = transaction
+        let keepsIndex = PendingIndex.stage(into: &tx, self)
+        let encoded = Self.stamped(tx).encoded()
         try writeJournal(encoded.journal, undoUnlessDurable: true)
         try Recovery.apply(encoded.files, in: self)
+        if keepsIndex { PendingIndex.restamp(self) }
     }
 
     /// The transaction with its new generation staged in `state.json`.

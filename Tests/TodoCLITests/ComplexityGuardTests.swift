@@ -28,4 +28,24 @@ import TodoTestSupport
         #expect(opReads.count <= 2 * n, "\(opReads.count) reads of \(n) operation files")
         #expect(fs.reads(containing: "/items/").count <= 3 * n, "each item file is read at most three times")
     }
+
+    /// Issue 21 item 3: a local change or `show` of one item opens that item's operation files
+    /// and the index of pending operations, and never lists the queue.
+    @Test(arguments: [20, 80])
+    func localCommandsNeverListTheQueue(pending n: Int) {
+        let (dir, cli, fs) = Self.store(pending: n)
+        defer { dir.remove() }
+        let commands: [[String]] = [["add", "one more", "--id", "new-1"], ["edit", "id-3", "--text", "changed"], ["show", "id-3"],
+                                    ["done", "id-4"], ["rm", "id-5"], ["show", "new-1"], ["undone", "id-4"]]
+        for args in commands {
+            fs.reset()
+            let r = cli.run(args)
+            #expect(r.code == 0, "\(args): \(r)")
+            #expect(fs.lists(endingWith: "/.todo/operations") == 0, "todo \(args.joined(separator: " ")) listed the operations folder")
+            let opReads = fs.reads(containing: "/.todo/operations/")
+            #expect(opReads.count <= 2, "todo \(args.joined(separator: " ")) read \(opReads.count) operation files of \(n)")
+            #expect(fs.reads(containing: "/.todo/cache/pending/").count <= 6, "\(fs.reads(containing: "/.todo/cache/pending/"))")
+        }
+        #expect(cli.run("doctor").out.hasPrefix("ok: "), "the index kept by the commands matches the operation files")
+    }
 }

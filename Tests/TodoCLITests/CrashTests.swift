@@ -26,6 +26,12 @@ import TodoTestSupport
         ("synced", ["remote", "set", "http://127.0.0.1:9090"]),
         ("hand-edited", ["edit", "d265", "--adopt"]),
         ("hand-edited", ["edit", "d265", "--discard"]),
+        // Issue 21 item 3: with an index of pending operations that matches the folder, which
+        // each command keeps in its own commit.
+        ("indexed", ["add", "third", "--id", "c"]),
+        ("indexed", ["edit", "a", "--text", "changed"]),
+        ("indexed", ["rm", "b"]),
+        ("indexed", ["done", "d265"]),
     ]
 
     static let cases: [Case] = FailureCampaign.Mode.allCases.flatMap { mode in
@@ -42,9 +48,15 @@ import TodoTestSupport
             defer { dir.remove() }
             ConflictStores.copyTree(dir.path, template.path)
             try HandEditTests.handEdit(template.path, HandEditTests.d265File, "Mobile Services is Cool!", "Edited by hand")
+        } else if c.fixture == "indexed" {
+            // The synced store with two items queued for insertion; each copy gets its index from doctor.
+            Fixtures.copy("Stores/synced", to: template.path)
+            for (text, id) in [("first", "a"), ("second", "b")] {
+                #expect(FailureCampaign.run(["add", text, "--id", id], in: template.path, fs: LocalFileSystem()).code == 0)
+            }
         } else {
             Fixtures.copy("Stores/\(c.fixture)", to: template.path)
         }
-        FailureCampaign.check(c.args, template: template.path, mode: c.mode)
+        FailureCampaign.check(c.args, template: template.path, mode: c.mode, prepare: c.fixture == "indexed" ? ["doctor"] : nil)
     }
 }

@@ -36,5 +36,6 @@ public final class CountingFileSystem: FileSystem {
     public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
     public func isSymbolicLink(_ path: String) -> Bool { base.isSymbolicLink(path) }
     public func stamp(_ path: String) -> FileStamp? { base.stamp(path) }
+    public func directoryStamp(_ path: String) -> FileStamp? { base.directoryStamp(path) }
     public func stamps(in directory: String, names: [String]) -> [FileStamp?] { base.stamps(in: directory, names: names) }
 }

@@ -32,6 +32,7 @@ public struct FileStamp: Sendable, Equatable {
 extension FileSystem {
     /// By default a file system cannot stamp files: callers then read them.
     public func stamp(_ path: String) -> FileStamp? { nil }
+    public func directoryStamp(_ path: String) -> FileStamp? { nil }
     public func stamps(in directory: String, names: [String]) -> [FileStamp?] {
         names.map { stamp(directory.appendingPath($0)) }
     }
@@ -42,6 +43,12 @@ extension LocalFileSystem {
     public func stamp(_ path: String) -> FileStamp? {
         var st = stat()
         return stat(path, &st) == 0 ? Self.stamp(st) : nil
+    }
+
+    public func directoryStamp(_ path: String) -> FileStamp? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return Self.times(st)
     }
 
     /// fstatat(2) relative to the open folder: the kernel walks one name instead of the whole
@@ -56,8 +63,12 @@ extension LocalFileSystem {
 
     private static func stamp(_ st: stat) -> FileStamp? {
         guard (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return FileStamp(inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                         modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                         changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+        return times(st)
+    }
+
+    private static func times(_ st: stat) -> FileStamp {
+        FileStamp(inode: UInt64(st.st_ino), size: Int64(st.st_size),
+                  modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                  changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
     }
 }

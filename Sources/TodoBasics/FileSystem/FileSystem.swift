@@ -33,6 +33,10 @@ public protocol FileSystem: Sendable {
     func stamp(_ path: String) -> FileStamp?
     /// The stamps of these names in one folder, in order: as `stamp`, but cheaper for many.
     func stamps(in directory: String, names: [String]) -> [FileStamp?]
+    /// A folder's stat(2) stamp, or nil when it is not a folder or this file system cannot say.
+    /// Every name added to or removed from a folder moves its mtime and ctime, so an unchanged
+    /// stamp says its listing is unchanged (the index of pending operations relies on it).
+    func directoryStamp(_ path: String) -> FileStamp?
 }
 
 /// A failed file-system call, with the path and the errno text: enough for a message that names

@@ -84,12 +84,17 @@ struct ShowCommand: Command {
         let (table, id, history, conflict, edits, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
             let table = try StoreAccess.table(args, s, create: false)
             let id = try StoreAccess.resolveID(idArg, table: table, in: s)
-            let short = try ShortIDs.load(s, table: table)
+            let history: ItemHistory
+            let edits: [HandEdit]
+            let conflict: Conflict?
             do throws(StoreError) {
-                let history = try s.history(table: table, id: id)
-                let edits = s.handEdits(try s.itemFile(table: table, id: id), operations: history.operations, table: table)
-                return (table, id, history, try s.conflict(table: table, id: id), edits, short)
+                history = try s.history(table: table, id: id)
+                edits = s.handEdits(try s.itemFile(table: table, id: id), operations: history.operations, table: table)
+                conflict = try s.conflict(table: table, id: id)
             } catch { throw .store(error) }
+            // Short ids (every id of the table) only for the message that needs one.
+            let short = history.item == nil ? try ShortIDs.load(s, table: table) : ShortIDs(keys: [])
+            return (table, id, history, conflict, edits, short)
         }
         guard let item = history.item else {
             let what = history.operations.last?.kind == .delete ? "it is deleted locally (pending delete)" : "it has no local copy"

@@ -19,6 +19,7 @@ struct LocalEdit {
     static func begin(_ ctx: CommandContext, _ args: ParsedArguments, command: String, idArgument: String?,
                       newID: String? = nil, settling: Bool = false) throws(CLIError) -> LocalEdit {
         let store = try StoreAccess.open(ctx, writable: true, command: command)
+        store.keepsPendingIndex = true
         let table = try StoreAccess.table(args, store, create: idArgument == nil)
         let id: String
         if let idArgument {
@@ -64,8 +65,9 @@ struct LocalEdit {
         return plan
     }
 
-    /// The table's short ids, as `list` shows them (a failed read only lengthens nothing: 4 characters).
-    func shortIDs() -> ShortIDs { (try? ShortIDs.load(store, table: table)) ?? ShortIDs(keys: []) }
+    /// The item's short id as `list` shows it, found against the one id closest to it (a failed
+    /// read only lengthens nothing: 4 characters).
+    func shortIDs() -> ShortIDs { ShortIDs.around(id, table: table, in: store) }
 
     /// The line a change prints, with the id as `list` shows it.
     func describe(_ plan: ChangePlan, verb: String) -> String {

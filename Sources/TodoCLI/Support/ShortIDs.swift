@@ -33,6 +33,15 @@ struct ShortIDs {
         do { return ShortIDs(keys: try store.knownIDKeys(table: table)) } catch { throw .store(error) }
     }
 
+    /// Short ids good for `id` alone: the same length as among all the table's ids (the longest
+    /// prefix it shares with another id decides it), from one pass over the names instead of a
+    /// sort of them all. An empty set when the read fails.
+    static func around(_ id: String, table: String, in store: Store) -> ShortIDs {
+        let key = ItemID.key(id)
+        guard let closest = try? store.closestKnownIDKey(to: key, table: table) else { return ShortIDs(keys: [key]) }
+        return ShortIDs(keys: [key, closest])
+    }
+
     /// The id's short form, in its own spelling when lower-casing kept its length.
     func of(_ id: String) -> String {
         let key = ItemID.key(id)

@@ -190,11 +190,13 @@ extension CLIHarness {
         records("tables/\(table)/items").compactMap { $0["id"]?.stringValue }.sorted()
     }
 
-    /// Every file under `.todo` (lock and journal aside) and its bytes, for "nothing changed".
+    /// Every file under `.todo` (lock, journal and the derived `cache` aside) and its bytes, for
+    /// "nothing changed". (The cache holds stat stamps, which differ from copy to copy.)
     func storeFiles() -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
         let fs = LocalFileSystem()
         func walk(_ relative: String) {
+            if relative == "cache" { return }
             let path = directory.appendingPath(".todo").appendingPath(relative)
             if fs.isDirectory(path) {
                 for name in (try? fs.listDirectory(path)) ?? [] { walk(relative.isEmpty ? name : relative + "/" + name) }

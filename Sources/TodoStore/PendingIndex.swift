@@ -1,0 +1,212 @@
+import TodoBasics
+import TodoModel
+
+/// The pending operations by item, derived from the operation files, so that a local change
+/// reads its item's operations without listing a queue of 100,000 files (issue 21). The
+/// operation files stay the truth: the index only says which names to open.
+///
+/// `.todo/cache/pending/` (README "The .todo format"):
+/// - `000` … `3ff`: a bucket per hash of `<table>.<enc>`, `{"operations": [names]}`, the names
+///   of its items' operation files; a bucket with none has no file.
+/// - `deletes`: the same for every pending delete: the ids that have operations but no item
+///   file, which short ids must know (`knownIDKeys`).
+/// - `stamp`: the operations folder's stat stamp when the index last matched its listing.
+///
+/// Trust: adding, removing or renaming a file in a folder moves the folder's mtime and ctime, and
+/// ctime cannot be set back. So the index is used only while the folder's stamp is the recorded
+/// one and no journal is on disk; otherwise the folder is listed, as before the index existed,
+/// and a writer rebuilds the index from that listing. An operation file added or deleted by
+/// hand therefore makes the index stale, never wrong; a listed file that is gone is noticed on
+/// reading it (and the folder is listed). A local change (`Store.keepsPendingIndex`) stages the
+/// buckets it changes in its own commit (`stage`) and records the new stamp after it
+/// (`restamp`); any other commit leaves the old stamp, which no longer matches.
+enum PendingIndex {
+    static let bucketCount = 1024
+    static let directory = StoreLayout.cacheDirectory + "/pending"
+    static let stampFile = directory + "/stamp"
+    static let deletesFile = directory + "/deletes"
+    static let stampHeader = "todo pending stamp 1"
+
+    /// FNV-1a of `<table>.<enc>`: where an item's operation names are kept.
+    static func bucket(table: String, encodedID: String) -> Int {
+        var hash: UInt32 = 2_166_136_261
+        for byte in table.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        hash = (hash ^ UInt32(UInt8(ascii: "."))) &* 16_777_619
+        for byte in encodedID.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return Int(hash % UInt32(bucketCount))
+    }
+
+    static func bucketPath(_ bucket: Int) -> String {
+        let hex = String(bucket, radix: 16)
+        return directory + "/" + String(repeating: "0", count: 3 - hex.count) + hex
+    }
+
+    static func json(_ names: [String]) -> JSONValue {
+        ["operations": .array(names.sorted().map { .string($0) })]
+    }
+
+    /// The names a bucket (or `deletes`) holds; [] when it has no file, nil when it is damaged.
+    static func names(_ relative: String, in store: Store) -> [String]? {
+        let read: [UInt8]?
+        do { read = try store.fs.readFile(store.layout.absolute(relative)) } catch { return nil }
+        guard let bytes = read else { return [] }
+        guard case .object(let object)? = try? JSONValue.parse(bytes), let list = object["operations"]?.arrayValue else { return nil }
+        var names: [String] = []
+        for entry in list {
+            guard let name = entry.stringValue else { return nil }
+            names.append(name)
+        }
+        return names
+    }
+
+    /// The folder stamp the index vouches for, when it vouches for the folder as it is now.
+    static func vouchedStamp(_ store: Store) -> FileStamp? {
+        guard let folder = store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory)),
+              let bytes = (try? store.fs.readFile(store.layout.absolute(stampFile))) ?? nil,
+              parseStamp(bytes) == folder
+        else { return nil }
+        return folder
+    }
+
+    static func stampText(_ s: FileStamp) -> [UInt8] {
+        Array("\(stampHeader)\n\(s.inode) \(s.size) \(s.modified) \(s.changed)\n".utf8)
+    }
+
+    static func parseStamp(_ bytes: [UInt8]) -> FileStamp? {
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count == 3, lines[0] == stampHeader, lines[2].isEmpty else { return nil }
+        let fields = lines[1].split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 4, let inode = UInt64(fields[0]), let size = Int64(fields[1]),
+              let modified = Int64(fields[2]), let changed = Int64(fields[3]) else { return nil }
+        return FileStamp(inode: inode, size: size, modified: modified, changed: changed)
+    }
+
+    // MARK: Keeping it
+
+    /// Stages the buckets a local change's commit changes, when the index matched the folder at
+    /// the start of the command (`Store.pendingIndexStamp`) and still does. False: the index is left as it is and
+    /// goes stale with the commit.
+    static func stage(into tx: inout StoreTransaction, _ store: Store) -> Bool {
+        guard store.keepsPendingIndex, let verified = store.pendingIndexStamp,
+              store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory)) == verified
+        else { return false }
+        let prefix = StoreLayout.operationsDirectory + "/"
+        var changes: [String: (added: Set<String>, removed: Set<String>)] = [:]
+        for (path, content) in tx.staged where path.hasPrefix(prefix) {
+            let name = String(path.dropFirst(prefix.count))
+            guard let parsed = OperationFileName(parsing: name) else { continue }
+            var targets = [bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID))]
+            if parsed.kind == .delete { targets.append(deletesFile) }
+            for target in targets {
+                if content == nil { changes[target, default: ([], [])].removed.insert(name) } else { changes[target, default: ([], [])].added.insert(name) }
+            }
+        }
+        var staged: [(String, [String])] = []
+        for (path, change) in changes {
+            guard let current = names(path, in: store) else { return false }  // damaged: rebuilt from a listing later
+            staged.append((path, Array(Set(current).subtracting(change.removed).union(change.added))))
+        }
+        for (path, names) in staged {
+            if names.isEmpty { tx.remove(path) } else { tx.put(path, json(names)) }
+        }
+        return true
+    }
+
+    /// Records the folder's stamp after a commit that kept the index (best effort: without it the
+    /// index is stale and the next writer rebuilds it).
+    static func restamp(_ store: Store) {
+        let path = store.layout.absolute(stampFile)
+        guard let folder = store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory)) else { return }
+        do {
+            try AtomicFile.write(stampText(folder), to: path, in: store.fs)
+            store.pendingIndexStamp = folder
+        } catch {
+            try? store.fs.removeFile(AtomicFile.tempPath(for: path))
+            store.pendingIndexStamp = nil
+        }
+    }
+
+    /// Rewrites the whole index from a listing of the operations folder taken after `folder` was
+    /// stamped. The old stamp goes first (durably), so a rebuild cut short is never trusted; the
+    /// buckets are durable (one syncfs) before the new stamp is renamed into place. Only for a
+    /// writer; a failure leaves no stamp, and the folder is listed until a rebuild succeeds.
+    static func rebuild(_ store: Store, names listed: [String], folder: FileStamp?) {
+        store.pendingIndexStamp = nil
+        guard store.isWritable, let folder else { return }
+        let fs = store.fs
+        let dir = store.layout.absolute(directory)
+        var buckets: [String: [String]] = [:]
+        for name in listed {
+            guard let parsed = OperationFileName(parsing: name) else { continue }
+            buckets[bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID)), default: []].append(name)
+            if parsed.kind == .delete { buckets[deletesFile, default: []].append(name) }
+        }
+        do throws(FileSystemError) {
+            try CacheFolder.prepare(store)
+            try fs.createDirectory(dir)
+            if fs.fileExists(store.layout.absolute(stampFile)) {
+                try fs.removeFile(store.layout.absolute(stampFile))
+                try fs.syncDirectory(dir)
+            }
+            for name in try fs.listDirectory(dir) ?? [] where buckets[directory + "/" + name] == nil {
+                try fs.removeFile(dir.appendingPath(name))
+            }
+            for (path, names) in buckets { try fs.writeFile(store.layout.absolute(path), json(names).canonicalBytes(), sync: false) }
+            try fs.syncFileSystem(store.layout.root)
+            try AtomicFile.write(stampText(folder), to: store.layout.absolute(stampFile), in: fs)
+            store.pendingIndexStamp = folder
+        } catch {
+            try? fs.removeFile(AtomicFile.tempPath(for: store.layout.absolute(stampFile)))
+        }
+    }
+}
+
+/// `.todo/cache`: derived data, kept out of git by its own `.gitignore`.
+enum CacheFolder {
+    static func prepare(_ store: Store) throws(FileSystemError) {
+        let dir = store.layout.absolute(StoreLayout.cacheDirectory)
+        try store.fs.createDirectory(dir)
+        let ignore = dir.appendingPath(".gitignore")
+        if !store.fs.fileExists(ignore) { try AtomicFile.write(Array("*\n".utf8), to: ignore, in: store.fs) }
+    }
+}
+
+extension PendingIndex {
+    /// `todo doctor`: where an index that vouches for the operations folder disagrees with it
+    /// (a damaged bucket, a name it misses or lists in vain), as (path, message); then a writer
+    /// rebuilds an index that is wrong or stale. A stale one is no finding: it is a cold cache.
+    static func check(_ store: Store) -> [(String, String)] {
+        let folder = store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory))
+        guard let listed = try? store.list(StoreLayout.operationsDirectory) else { return [] }
+        guard vouchedStamp(store) != nil, folder != nil else {
+            rebuild(store, names: listed, folder: folder)
+            return []
+        }
+        var expected: [String: Set<String>] = [:]
+        for name in listed {
+            guard let parsed = OperationFileName(parsing: name) else { continue }
+            expected[bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID)), default: []].insert(name)
+            if parsed.kind == .delete { expected[deletesFile, default: []].insert(name) }
+        }
+        let existing = ((try? store.fs.listDirectory(store.layout.absolute(directory))) ?? nil)?
+            .map { directory + "/" + $0 }.filter { $0 != stampFile && !StoreLayout.isLeftover($0.lastPathComponent) } ?? []
+        let outcome = store.isWritable ? "rebuilt from the operation files"
+            : "todo lists the operations folder instead until it can write it and rebuild this"
+        var findings: [(String, String)] = []
+        for path in Set(expected.keys).union(existing).sorted() {
+            guard let actual = names(path, in: store).map(Set.init) else {
+                findings.append((path, "damaged: not {\"operations\": [file names]}; \(outcome)"))
+                continue
+            }
+            let wanted = expected[path] ?? []
+            for name in wanted.subtracting(actual).sorted() {
+                findings.append((path, "the index of pending operations misses \(store.displayPath(StoreLayout.operationsDirectory + "/" + name)) (added by hand while todo wrote?); \(outcome)"))
+            }
+            for name in actual.subtracting(wanted).sorted() {
+                findings.append((path, "the index of pending operations lists \(store.displayPath(StoreLayout.operationsDirectory + "/" + name)), which is not there; \(outcome)"))
+            }
+        }
+        if !findings.isEmpty { rebuild(store, names: listed, folder: folder) }
+        return findings
+    }
+}
