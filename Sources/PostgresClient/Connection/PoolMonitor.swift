@@ -46,13 +46,25 @@ final class PoolMonitor<State>: @unchecked Sendable {
         while true {
             if let value = body(&state) { return value }
             let left = deadline.remainingMilliseconds
-            if left == 0 { return nil }
+            if left == 0 {
+                // A `signal` may have chosen this waiter as it timed out: pass it on.
+                pthread_cond_signal(condition)
+                return nil
+            }
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
             var wake = timespec(tv_sec: now.tv_sec + Int(left / 1000), tv_nsec: now.tv_nsec + Int(left % 1000) * 1_000_000)
             if wake.tv_nsec >= 1_000_000_000 { wake.tv_sec += 1; wake.tv_nsec -= 1_000_000_000 }
             pthread_cond_timedwait(condition, mutex, &wake)
         }
+    }
+
+    /// Wakes one waiter: one connection came back, one checkout can use it. Waking all of them
+    /// (32 HTTP workers on 8 connections) made every checkin a storm of futex wake-ups.
+    func signal() {
+        pthread_mutex_lock(mutex)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
     }
 
     /// Wakes every waiter (each re-checks its own condition).

@@ -68,7 +68,7 @@ public final class PostgresPool: Sendable {
                     return connection
                 } catch {
                     monitor.withLock { $0.open -= 1 }
-                    monitor.broadcast()
+                    monitor.signal()
                     throw error
                 }
             }
@@ -86,13 +86,13 @@ public final class PostgresPool: Sendable {
             state.idle.append(connection)
             return true
         }
-        if keep { monitor.broadcast() } else { discard(connection) }
+        if keep { monitor.signal() } else { discard(connection) }
     }
 
     private func discard(_ connection: PostgresConnection) {
         connection.close()
         monitor.withLock { $0.open -= 1 }
-        monitor.broadcast()
+        monitor.signal()
     }
 
     /// Runs `body` with a checked-out connection and checks it in afterwards, whatever happens.
