@@ -137,6 +137,8 @@ public enum SQLState {
     public static let notNullViolation = "23502"
     public static let serializationFailure = "40001"
     public static let deadlockDetected = "40P01"
+    /// A named statement the session does not have (a pooler in between dropped it).
+    public static let invalidStatementName = "26000"
     public static let readOnlySQLTransaction = "25006"
     public static let queryCanceled = "57014"
     public static let adminShutdown = "57P01"

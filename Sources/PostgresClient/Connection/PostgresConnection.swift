@@ -20,6 +20,15 @@ public final class PostgresConnection: @unchecked Sendable {
     public private(set) var isBroken = false
     /// `I` idle, `T` in a transaction, `E` in a failed transaction: from the last ReadyForQuery.
     var transactionStatus = UInt8(ascii: "I")
+    /// The statements this session has prepared, by text and parameter types. A server keeps only
+    /// a few dozen kinds of statement, so the cache stays small; past its size the unnamed one is used.
+    private var prepared: [PreparedKey: String] = [:]
+    static let maximumPrepared = 128
+
+    private struct PreparedKey: Hashable {
+        let sql: String
+        let types: [UInt32]
+    }
     let socket: WireSocket
     private var brokenReason = ""
 
@@ -63,8 +72,19 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         var encoded: [[UInt8]?] = []
         for (index, parameter) in parameters.enumerated() { encoded.append(try parameter.encoded(position: index + 1)) }
-        var bytes = FrontendMessage.parse(sql: sql, parameterTypes: parameters.map(\.typeOID)).encoded()
-        bytes += FrontendMessage.bind(parameters: encoded).encoded()
+        let types = parameters.map(\.typeOID)
+        let key = PreparedKey(sql: sql, types: types)
+        var bytes: [UInt8] = []
+        var preparing: String?
+        let statement: String
+        if let known = prepared[key] {
+            statement = known
+        } else {
+            statement = prepared.count < Self.maximumPrepared ? "todo_\(prepared.count + 1)" : ""
+            if !statement.isEmpty { preparing = statement }
+            bytes += FrontendMessage.parse(statement: statement, sql: sql, parameterTypes: types).encoded()
+        }
+        bytes += FrontendMessage.bind(statement: statement, parameters: encoded).encoded()
         bytes += FrontendMessage.describePortal.encoded()
         bytes += FrontendMessage.execute.encoded()
         bytes += FrontendMessage.sync.encoded()
@@ -104,13 +124,19 @@ public final class PostgresConnection: @unchecked Sendable {
                 throw sessionEnded(by: error)
             case .error(let error):
                 statementError = error  // the server skips to Sync; ReadyForQuery follows
+                // A pooler that does not keep named statements (PgBouncer in transaction mode):
+                // forget them, so the next attempt parses again.
+                if error.sqlState == SQLState.invalidStatementName { prepared = [:] }
             case .readyForQuery(let status):
                 transactionStatus = status
                 if let statementError { throw .server(statementError) }
                 return result
             case .parameterStatus(let name, let value):
                 serverParameters[name] = value
-            case .parseComplete, .bindComplete, .noData, .emptyQueryResponse, .notice, .ignored:
+            case .parseComplete:
+                // Named statements outlive a rollback: kept for the session, parsed and planned once.
+                if let preparing { prepared[key] = preparing }
+            case .bindComplete, .noData, .emptyQueryResponse, .notice, .ignored:
                 continue
             case .authentication, .backendKeyData:
                 markBroken("protocol error")

@@ -141,7 +141,7 @@ public final class PostgresPool: Sendable {
     static func worthAnotherAttempt(_ error: PostgresError) -> Bool {
         switch error {
         case .adminShutdown, .connectionLost: return true
-        default: return error.isTransactionConflict
+        default: return error.isTransactionConflict || error.sqlState == SQLState.invalidStatementName
         }
     }
 

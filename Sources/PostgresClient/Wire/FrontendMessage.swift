@@ -7,10 +7,11 @@ enum FrontendMessage {
     case cancel(processID: Int32, secretKey: Int32)
     case saslInitialResponse(mechanism: String, data: [UInt8])
     case saslResponse(data: [UInt8])
-    /// The unnamed statement; the type of each parameter is given, so the server never guesses.
-    case parse(sql: String, parameterTypes: [UInt32])
-    /// The unnamed portal; every parameter and every result column in text format.
-    case bind(parameters: [[UInt8]?])
+    /// A statement ("" is the unnamed one); the type of each parameter is given, so the server
+    /// never guesses.
+    case parse(statement: String = "", sql: String, parameterTypes: [UInt32])
+    /// The unnamed portal of a statement; every parameter and every result column in text format.
+    case bind(statement: String = "", parameters: [[UInt8]?])
     case describePortal
     case execute
     case sync
@@ -40,15 +41,15 @@ enum FrontendMessage {
         case .saslResponse(let data):
             body.bytes(data)
             return body.framed(type: "p")
-        case .parse(let sql, let types):
-            body.cString("")
+        case .parse(let statement, let sql, let types):
+            body.cString(statement)
             body.cString(sql)
             body.int16(Int16(types.count))
             for type in types { body.int32(Int32(bitPattern: type)) }
             return body.framed(type: "P")
-        case .bind(let parameters):
+        case .bind(let statement, let parameters):
             body.cString("")  // portal
-            body.cString("")  // statement
+            body.cString(statement)
             body.int16(0)     // every parameter in text format
             body.int16(Int16(parameters.count))
             for parameter in parameters {
