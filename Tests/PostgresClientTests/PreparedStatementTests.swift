@@ -30,4 +30,17 @@ import TodoTestSupport
         #expect(try pool.transaction { try $0.query("SELECT $1::int8 * 2", [.int(4)])[0].decode(0, as: Int64.self) } == 8)
         #expect(try pool.withConnection { try Self.named($0) }.isEmpty == false)
     }
+
+    /// BEGIN leaves with the body's first statement (one round trip less), and still comes first.
+    @Test func theBeginTravelsWithTheFirstStatement() throws {
+        let connection = try PostgresConnection.connect(try TestCluster.shared().socketConfig)
+        defer { connection.close() }
+        let level = try connection.transaction(isolation: .repeatableRead) {
+            try $0.query("SELECT current_setting('transaction_isolation')")
+        }
+        #expect(try level[0].decode(0, as: String.self) == "repeatable read")
+        #expect(try connection.transaction { _ in 7 } == 7)  // a body with no statement: nothing is sent
+        #expect(connection.transactionStatus == UInt8(ascii: "I"))
+        #expect(try connection.query("SELECT current_setting('transaction_isolation')")[0].decode(0, as: String.self) == "read committed")
+    }
 }

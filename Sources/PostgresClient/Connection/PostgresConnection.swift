@@ -23,6 +23,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The statements this session has prepared, by text and parameter types. A server keeps only
     /// a few dozen kinds of statement, so the cache stays small; past its size the unnamed one is used.
     private var prepared: [PreparedKey: String] = [:]
+    /// A BEGIN not sent yet: it leaves with the next statement (`TransactionAttempt`).
+    var deferredBegin: String?
     static let maximumPrepared = 128
 
     private struct PreparedKey: Hashable {
@@ -70,21 +72,15 @@ public final class PostgresConnection: @unchecked Sendable {
         guard !isBroken else {
             throw .connectionLost("this connection is closed (\(brokenReason)); take a new one")
         }
-        var encoded: [[UInt8]?] = []
-        for (index, parameter) in parameters.enumerated() { encoded.append(try parameter.encoded(position: index + 1)) }
-        let types = parameters.map(\.typeOID)
-        let key = PreparedKey(sql: sql, types: types)
         var bytes: [UInt8] = []
-        var preparing: String?
-        let statement: String
-        if let known = prepared[key] {
-            statement = known
-        } else {
-            statement = prepared.count < Self.maximumPrepared ? "todo_\(prepared.count + 1)" : ""
-            if !statement.isEmpty { preparing = statement }
-            bytes += FrontendMessage.parse(statement: statement, sql: sql, parameterTypes: types).encoded()
+        var preparing: [(PreparedKey, String)] = []
+        if let begin = deferredBegin {
+            // The transaction's BEGIN goes with its first statement: one round trip less.
+            deferredBegin = nil
+            try append(begin, [], to: &bytes, &preparing)
+            bytes += FrontendMessage.execute.encoded()
         }
-        bytes += FrontendMessage.bind(statement: statement, parameters: encoded).encoded()
+        try append(sql, parameters, to: &bytes, &preparing)
         bytes += FrontendMessage.describePortal.encoded()
         bytes += FrontendMessage.execute.encoded()
         bytes += FrontendMessage.sync.encoded()
@@ -135,7 +131,10 @@ public final class PostgresConnection: @unchecked Sendable {
                 serverParameters[name] = value
             case .parseComplete:
                 // Named statements outlive a rollback: kept for the session, parsed and planned once.
-                if let preparing { prepared[key] = preparing }
+                if !preparing.isEmpty {
+                    let (key, name) = preparing.removeFirst()
+                    if !name.isEmpty { prepared[key] = name }
+                }
             case .bindComplete, .noData, .emptyQueryResponse, .notice, .ignored:
                 continue
             case .authentication, .backendKeyData:
@@ -143,6 +142,25 @@ public final class PostgresConnection: @unchecked Sendable {
                 throw .protocolViolation("the server sent a start-up message in the middle of a query")
             }
         }
+    }
+
+    /// Parse (unless this session has the statement already) and Bind of one statement.
+    private func append(_ sql: String, _ parameters: [PostgresValue], to bytes: inout [UInt8],
+                        _ preparing: inout [(PreparedKey, String)]) throws(PostgresError) {
+        var encoded: [[UInt8]?] = []
+        for (index, parameter) in parameters.enumerated() { encoded.append(try parameter.encoded(position: index + 1)) }
+        let types = parameters.map(\.typeOID)
+        let key = PreparedKey(sql: sql, types: types)
+        let statement: String
+        if let known = prepared[key] {
+            statement = known
+        } else {
+            let taken = prepared.count + preparing.count
+            statement = taken < Self.maximumPrepared ? "todo_\(taken + 1)" : ""
+            preparing.append((key, statement))
+            bytes += FrontendMessage.parse(statement: statement, sql: sql, parameterTypes: types).encoded()
+        }
+        bytes += FrontendMessage.bind(statement: statement, parameters: encoded).encoded()
     }
 
     /// Ends the session politely (Terminate) and closes the socket. Safe to call twice.

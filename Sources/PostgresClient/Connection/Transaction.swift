@@ -37,13 +37,21 @@ extension PostgresConnection {
 enum TransactionAttempt {
     static func run<T>(on connection: PostgresConnection, isolation: PostgresIsolation,
                        _ body: (PostgresConnection) throws -> T) throws -> T {
-        try connection.execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+        connection.deferredBegin = "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
         let value: T
         do {
             value = try body(connection)
         } catch {
-            if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+            if connection.deferredBegin != nil {
+                connection.deferredBegin = nil  // nothing was sent: nothing to roll back
+            } else if !connection.isBroken {
+                _ = try? connection.execute("ROLLBACK")
+            }
             throw error
+        }
+        if connection.deferredBegin != nil {
+            connection.deferredBegin = nil  // a body that ran no statement: no transaction to commit
+            return value
         }
         let result: PostgresResult
         do {
