@@ -43,4 +43,25 @@ import TodoTestSupport
         #expect(connection.transactionStatus == UInt8(ascii: "I"))
         #expect(try connection.query("SELECT current_setting('transaction_isolation')")[0].decode(0, as: String.self) == "read committed")
     }
+
+    /// A statement left for COMMIT runs in its round trip; if it fails, nothing commits.
+    @Test func aStatementBeforeCommitThatFailsRollsBack() throws {
+        let connection = try PostgresConnection.connect(try TestCluster.shared().socketConfig)
+        defer { connection.close() }
+        let table = uniqueName("before_commit")
+        try connection.execute("CREATE TABLE \(table) (id int8 PRIMARY KEY)")
+        try connection.transaction { c in
+            try c.execute("INSERT INTO \(table) VALUES ($1)", [1])
+            c.runBeforeCommit("SELECT $1::int8", [.int(5)])
+        }
+        let failed = postgresError {
+            try connection.transaction { c in
+                try c.execute("INSERT INTO \(table) VALUES ($1)", [2])
+                c.runBeforeCommit("SELECT 1 / $1::int8", [.int(0)])
+            }
+        }
+        #expect(failed?.sqlState == "22012", "\(String(describing: failed))")
+        #expect(connection.transactionStatus == UInt8(ascii: "I"))
+        #expect(try connection.query("SELECT id FROM \(table) ORDER BY id").map { try $0.decode(0, as: Int64.self) } == [1])
+    }
 }

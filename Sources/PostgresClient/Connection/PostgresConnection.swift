@@ -25,6 +25,17 @@ public final class PostgresConnection: @unchecked Sendable {
     private var prepared: [PreparedKey: String] = [:]
     /// A BEGIN not sent yet: it leaves with the next statement (`TransactionAttempt`).
     var deferredBegin: String?
+    /// See `runBeforeCommit`.
+    private(set) var beforeCommit: (sql: String, parameters: [PostgresValue])?
+
+    /// Runs `sql` just before this transaction's COMMIT, in the same round trip, its result
+    /// unread: an error of it rolls the transaction back and is what the commit throws.
+    public func runBeforeCommit(_ sql: String, _ parameters: [PostgresValue] = []) {
+        beforeCommit = (sql, parameters)
+    }
+
+    /// Forgets a statement left for a COMMIT that will not come (the body failed).
+    func dropBeforeCommit() { beforeCommit = nil }
     static let maximumPrepared = 128
 
     private struct PreparedKey: Hashable {
@@ -74,11 +85,22 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         var bytes: [UInt8] = []
         var preparing: [(PreparedKey, String)] = []
+        // Statements sent ahead of this one in the same round trip; their results are not read.
+        var ahead = 0
         if let begin = deferredBegin {
             // The transaction's BEGIN goes with its first statement: one round trip less.
             deferredBegin = nil
             try append(begin, [], to: &bytes, &preparing)
             bytes += FrontendMessage.execute.encoded()
+            ahead += 1
+        }
+        if sql == "COMMIT", let last = beforeCommit {
+            // A statement the transaction's body left to run just before COMMIT, in the same round
+            // trip; if it fails, COMMIT is skipped (the server skips to Sync) and nothing commits.
+            beforeCommit = nil
+            try append(last.sql, last.parameters, to: &bytes, &preparing)
+            bytes += FrontendMessage.execute.encoded()
+            ahead += 1
         }
         try append(sql, parameters, to: &bytes, &preparing)
         bytes += FrontendMessage.describePortal.encoded()
@@ -108,6 +130,10 @@ public final class PostgresConnection: @unchecked Sendable {
             switch message {
             case .rowDescription(let columns):
                 result.columns = columns
+            case .dataRow where ahead > 0:
+                continue
+            case .commandComplete where ahead > 0:
+                ahead -= 1
             case .dataRow(let cells):
                 guard cells.count == result.columns.count else {
                     markBroken("protocol error")

@@ -42,6 +42,7 @@ enum TransactionAttempt {
         do {
             value = try body(connection)
         } catch {
+            connection.dropBeforeCommit()
             if connection.deferredBegin != nil {
                 connection.deferredBegin = nil  // nothing was sent: nothing to roll back
             } else if !connection.isBroken {
@@ -51,13 +52,17 @@ enum TransactionAttempt {
         }
         if connection.deferredBegin != nil {
             connection.deferredBegin = nil  // a body that ran no statement: no transaction to commit
+            connection.dropBeforeCommit()
             return value
         }
         let result: PostgresResult
         do {
             result = try connection.run("COMMIT")
         } catch {
-            throw error.closesConnection ? PostgresError.transactionOutcomeUnknown(error.description) : error
+            if error.closesConnection { throw PostgresError.transactionOutcomeUnknown(error.description) }
+            // The statement run before COMMIT failed: COMMIT was skipped, so roll back.
+            if connection.transactionStatus == UInt8(ascii: "E") { _ = try? connection.execute("ROLLBACK") }
+            throw error
         }
         if result.commandTag == "ROLLBACK" {
             throw PostgresError.server(PostgresServerError(

@@ -126,7 +126,7 @@ final class PostgresTableStore: Sendable {
                 }
                 if !locked && !commit.columns.isEmpty { throw NeedsTableLock() }
                 if !commit.isEmpty { try base.apply(commit) }
-                if let stamp = commit.stamp { try PostgresWriteGate.settle(connection, after: stamp.updatedAt) }
+                if let stamp = commit.stamp { PostgresWriteGate.settle(connection, after: stamp.updatedAt) }
                 beforeCommit()
                 return result
             }

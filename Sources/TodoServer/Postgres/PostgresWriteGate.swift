@@ -100,9 +100,10 @@ enum PostgresWriteGate {
         return (entry, try PostgresTableSchema.meta(row, at: 2))
     }
 
-    /// Waits until the database's clock has passed `stamp` (see the type's comment).
-    static func settle(_ connection: PostgresConnection, after stamp: Int64) throws {
-        _ = try connection.query("SELECT todo_write_settle($1)", [.int(stamp)])
+    /// Waits until the database's clock has passed `stamp` (see the type's comment), just before
+    /// the transaction commits, in the COMMIT's round trip.
+    static func settle(_ connection: PostgresConnection, after stamp: Int64) {
+        connection.runBeforeCommit("SELECT todo_write_settle($1)", [.int(stamp)])
     }
 
     /// The bound of a query's answer: rows with an updatedAt below it. Run outside a transaction:
