@@ -88,10 +88,11 @@ import TodoTestSupport
         // Usually all ten are on the wire before the 401 is read; on a loaded machine the sender
         // may be descheduled mid-burst, and what was not yet sent stays queued. Either way: every
         // request sent had its marker committed first, every answer to one is committed, and
-        // what was not sent is queued with no marker. x0…x4 always go out (x4 is the one refused).
+        // what was not sent is queued with no marker. x4 always goes out (it is the one refused);
+        // the others are dealt over 4 connections, each of which may lag behind.
         let sent = Set(log.seen.withLock { $0.map(\.id) })
         #expect(log.seen.withLock { $0.allSatisfy(\.sealed) })
-        #expect(sent.isSuperset(of: (0...4).map { "x\($0)" }), "\(sent)")
+        #expect(sent.contains("x4"), "\(sent)")
         let accepted = sent.subtracting(["x4"])
         #expect(Set(world.rows().compactMap { $0["id"]?.stringValue }) == accepted)
         let left = a.operations
