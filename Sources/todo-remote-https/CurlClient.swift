@@ -85,7 +85,7 @@ final class CurlClient {
             }
         }
         guard code == 0 else {
-            let text = String(cString: errorText)
+            let text = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let reason = text.isEmpty ? (curl.easyStrError(code).map { String(cString: $0) } ?? "libcurl error \(code)") : text
             return RemoteHelperProtocol.response(for: Self.failure(code: code, reason: reason))
         }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import TableProtocol
 import TodoBasics
 import TodoModel
 @testable import TodoSync
@@ -71,6 +72,19 @@ struct HelperTLSTests {
         #expect(try JSONValue.parse(read.body)["text"]?.stringValue == "private")
         let missing = trusting.send(Requests.get("/tables/todoitem/nope")).response
         #expect(missing?.status == 404, "a real error status comes back as it is")
+        // Every method the push sends, with its headers: PATCH and DELETE with If-Match.
+        let version = try #require(read.headers["ETag"])
+        let patch = HTTPRequest(method: "PATCH", target: "/tables/todoitem/ca",
+                                headers: ["ZUMO-API-VERSION": "2.0.0", "Content-Type": "application/json", "If-Match": version],
+                                body: Array(#"{"text":"changed"}"#.utf8))
+        let patched = try #require(trusting.send(patch).response)
+        #expect(patched.status == 200, "\(patched.text)")
+        let stale = HTTPRequest(method: "DELETE", target: "/tables/todoitem/ca", headers: ["ZUMO-API-VERSION": "2.0.0", "If-Match": version])
+        #expect(trusting.send(stale).response?.status == 412, "If-Match reached the server")
+        let delete = HTTPRequest(method: "DELETE", target: "/tables/todoitem/ca",
+                                 headers: ["ZUMO-API-VERSION": "2.0.0", "If-Match": try #require(patched.headers["ETag"])])
+        #expect(trusting.send(delete).response?.status == 200, "a soft delete answers the deleted row")
+        #expect(trusting.send(Requests.get("/tables/todoitem/ca")).response?.status == 404)
 
         // Another CA's file does not make the server trusted.
         let other = try TLSFixture(backendPort: server.port, privateCA: true)
