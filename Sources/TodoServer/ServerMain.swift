@@ -11,7 +11,7 @@ public enum ServerMain {
     public static let usage = """
         usage: todo-server [--data DIR] [--store postgres://USER@HOST:PORT/DB] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
                            [--table-config FILE] [--master-key-file FILE] [--access-config FILE]
-                           [--dynamic-tables] [--page-size N] [--public-url URL] [--generations g1,g2]
+                           [--dynamic-tables] [--page-size N] [--public-url URL] [--trusted-proxy ADDR,...] [--generations g1,g2]
                            [--max-tables N] [--max-columns N] [--max-rows-per-table N]
                            [--max-row-size SIZE] [--max-memory SIZE]
                            [--max-connections N] [--max-connections-per-address N]
@@ -24,7 +24,7 @@ public enum ServerMain {
 
         A durable table server speaking the Azure Mobile Services (G1) and Mobile Apps 2.0 (G2)
         table protocol. Prints 'listening on http://HOST:PORT' once it serves; logs one line per
-        request to stderr; stops cleanly on SIGINT or SIGTERM.
+        request to stderr (client address, method, path, status, milliseconds); stops cleanly on SIGINT or SIGTERM.
 
         Options:
           --data DIR          data directory, created if missing (default: ./todo-server-data)
@@ -50,6 +50,8 @@ public enum ServerMain {
           --dynamic-tables    a POST to an unknown table name creates the table
           --page-size N       rows per page without $top, 1 to 1000 (default: 50)
           --public-url URL    base URL for Location and Link headers behind a proxy
+          --trusted-proxy A,B IPv4 addresses of reverse proxies: from them, X-Forwarded-For names
+                              the client in the request log (from anyone else it is ignored)
           --generations LIST  g1, g2 or g1,g2 (default: g1,g2)
           --quiet             no per-request log lines
 

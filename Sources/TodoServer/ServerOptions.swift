@@ -88,6 +88,14 @@ struct ServerOptions {
                 var url = try value("--public-url")
                 while url.hasSuffix("/") { url.removeLast() }
                 o.service.publicURL = url
+            case "--trusted-proxy":
+                let text = try value("--trusted-proxy")
+                for entry in text.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let address = ClientAddress.parse(entry) else {
+                        throw Problem(message: "'--trusted-proxy \(text)' must be IPv4 addresses separated by commas, e.g. 127.0.0.1")
+                    }
+                    o.http.trustedProxies.append(address)
+                }
             case "--generations":
                 let list = try value("--generations").lowercased().split(separator: ",").map(String.init)
                 guard !list.isEmpty, list.allSatisfy({ $0 == "g1" || $0 == "g2" }) else {

@@ -36,7 +36,20 @@ func writeOut(_ bytes: [UInt8]) {
     }
 }
 
-let client = SessionClient(invocation)
+/// URLSession with the system's CAs, or libcurl directly when a CA file is given (see `CurlClient`).
+let perform: (HTTPRequest) -> HTTPResponse
+if let caFile = invocation.caFile {
+    do {
+        let curl = try CurlClient(invocation, caFile: caFile)
+        perform = curl.perform
+    } catch {
+        let line = "\(RemoteHelperProtocol.helperName): \(error.reason)\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        exit(2)
+    }
+} else {
+    perform = SessionClient(invocation).perform
+}
 // Generous limits: the server, not this pipe, decides what is too large.
 var parser = HTTPRequestParser(limits: HTTPLimits(maxTargetBytes: 1 << 20, maxHeaderBytes: 1 << 20, maxBodyBytes: 64 << 20))
 var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -44,7 +57,7 @@ while true {
     while let event = parser.next() {
         switch event {
         case .request(let request, _):
-            writeOut(HTTPSerializer.serialize(client.perform(request)))
+            writeOut(HTTPSerializer.serialize(perform(request)))
         case .expectContinue:
             continue  // the transport never waits for 100 Continue: the body follows anyway
         case .error(_, let message):

@@ -5,14 +5,14 @@ import TodoSync
 struct CloneCommand: Command {
     static let name = "clone"
     static let summary = "create a replica of a remote and pull it"
-    static let usage = "clone URL [DIR] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--protocol mobile-apps|mobile-services] [--table NAME] [--page-size N] [--json]"
+    static let usage = "clone URL [DIR] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--ca-file PATH] [--protocol mobile-apps|mobile-services] [--table NAME] [--page-size N] [--json]"
     static let discussion = """
         'todo init --remote URL' in DIR (default: the current directory), then a full pull of the
         default table. If the pull stops, the replica stays with every page it committed; run
         'todo pull' in it to finish. Clone asks for pages of 1000 rows (the protocol's maximum;
         a server that caps pages lower still works), so a large table takes few commits.
         """
-    static let options: [OptionSpec] = AppKeyOption.options + TokenOption.options + [
+    static let options: [OptionSpec] = AppKeyOption.options + TokenOption.options + CAFileOption.options + [
         OptionSpec("--protocol", .value("GEN"), "mobile-apps (default) or mobile-services"),
         OptionSpec("--table", .value("NAME"), "the default table (default: todoitem)"),
         OptionSpec("--page-size", .value("N"), "rows per pull page, 1 to 1000 (default 1000 for a clone)"),

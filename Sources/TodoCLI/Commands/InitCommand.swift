@@ -6,7 +6,7 @@ import TodoSync
 struct InitCommand: Command {
     static let name = "init"
     static let summary = "create a replica (.todo) here or in DIR"
-    static let usage = "init [DIR] [--remote URL] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--protocol mobile-apps|mobile-services]"
+    static let usage = "init [DIR] [--remote URL] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--ca-file PATH] [--protocol mobile-apps|mobile-services]"
     static let discussion = """
         Creates an empty replica: a .todo directory in DIR (default: the current directory).
         The remote is the table server that push and pull talk to; it can be set later.
@@ -15,7 +15,7 @@ struct InitCommand: Command {
         """
     static let options: [OptionSpec] = [
         OptionSpec("--remote", .value("URL"), "the table server's base URL (http:// or https://)"),
-    ] + AppKeyOption.options + TokenOption.options + [
+    ] + AppKeyOption.options + TokenOption.options + CAFileOption.options + [
         OptionSpec("--protocol", .value("GEN"), "mobile-apps (default) or mobile-services"),
         OptionSpec("--table", .value("NAME"), "the default table (default: todoitem)"),
         .json,
@@ -44,8 +44,9 @@ struct InitCommand: Command {
         if let problem = TableName.problem(table) { throw .usage(problem, command: command) }
         let appKey = try AppKeyOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
         let token = try TokenOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
+        let caFile = try CAFileOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
         let config = ReplicaConfig(remote: remote, protocolGeneration: generation, defaultTable: table,
-                                   installationId: ctx.ids.next(), pageSize: pageSize)
+                                   installationId: ctx.ids.next(), pageSize: pageSize, caFile: caFile)
         do {
             try Store.create(at: root, config: config, appKey: appKey, authToken: token, fs: ctx.fs)
         } catch .unfinished(let cause) {

@@ -5,7 +5,7 @@ import TodoSync
 struct RemoteCommand: Command {
     static let name = "remote"
     static let summary = "show or change the remote table server"
-    static let usage = "remote [set [URL] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--protocol GEN] [--page-size N]] [--json]"
+    static let usage = "remote [set [URL] [--app-key-file FILE | --app-key KEY] [--token-file FILE] [--ca-file PATH] [--protocol GEN] [--page-size N]] [--json]"
     static let discussion = """
         Without arguments, shows the remote URL, the protocol, where the app key and the user's
         token come from (never the key or token), and the page size. 'remote set' changes them. A new URL removes every query's
@@ -15,9 +15,10 @@ struct RemoteCommand: Command {
         stored). A replica made by an older todo keeps its key in config.json: 'todo remote set'
         moves it. A user's token (from 'todo-server user add NAME') is kept in .todo/auth-token,
         readable by you only, and sent as X-ZUMO-AUTH (--token-file '' removes it;
-        TODO_AUTH_TOKEN is used when none is stored).
+        TODO_AUTH_TOKEN is used when none is stored). --ca-file trusts the CAs in a PEM file for an
+        https remote instead of the system's store (a private CA; '' goes back to the system's).
         """
-    static let options: [OptionSpec] = AppKeyOption.options + TokenOption.options + [
+    static let options: [OptionSpec] = AppKeyOption.options + TokenOption.options + CAFileOption.options + [
         OptionSpec("--protocol", .value("GEN"), "mobile-apps or mobile-services"),
         OptionSpec("--page-size", .value("N"), "rows per pull page, 1 to 1000 (default 50)"),
         .json,
@@ -49,6 +50,7 @@ struct RemoteCommand: Command {
         }
         let newKey = try AppKeyOption.value(args, ctx, command: name)
         let newToken = try TokenOption.value(args, ctx, command: name)
+        let newCAFile = try CAFileOption.value(args, ctx, command: name)
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         var tx: StoreTransaction
         var config: ReplicaConfig
@@ -65,8 +67,8 @@ struct RemoteCommand: Command {
         // A key an older todo left in config.json moves to .todo/app-key: with no other change asked
         // for, that is all this does.
         let keyToWrite: String?? = newKey.map { $0.isEmpty ? nil : $0 } ?? config.legacyAppKey.map { .some($0) }
-        guard url != nil || generation != nil || pageSize != nil || keyToWrite != nil || newToken != nil else {
-            throw .usage("nothing to set; give a URL or --app-key-file, --app-key, --token-file, --protocol, --page-size", command: name)
+        guard url != nil || generation != nil || pageSize != nil || keyToWrite != nil || newToken != nil || newCAFile != nil else {
+            throw .usage("nothing to set; give a URL or --app-key-file, --app-key, --token-file, --ca-file, --protocol, --page-size", command: name)
         }
         // Another token is another user: on an owner table the server shows other rows, so, as for
         // a new URL, every pull starts again from the beginning.
@@ -86,6 +88,7 @@ struct RemoteCommand: Command {
         } catch { throw .store(error) }
         if let generation { config.protocolGeneration = generation }
         if let pageSize { config.pageSize = pageSize }
+        if let newCAFile { config.caFile = newCAFile.isEmpty ? nil : newCAFile }
         // The key file first: the config written next no longer holds a key, so it must not be
         // written unless the key is safe. If the commit then fails, the old key file is put back.
         var previousKey: AppKeyFile.Stored?
@@ -145,7 +148,8 @@ struct RemoteCommand: Command {
             ctx.console.outRaw(JSONValue(["remote": config.remote.map { .string($0) } ?? .null,
                                           "protocol": .string(config.protocolGeneration.rawValue),
                                           "appKey": .string(source.rawValue), "token": .string(tokenSource.rawValue),
-                                          "pageSize": .number(Double(config.pageSize))]).canonicalBytes())
+                                          "pageSize": .number(Double(config.pageSize)),
+                                          "caFile": config.caFile.map { .string($0) } ?? .null]).canonicalBytes())
             return
         }
         guard let remote = config.remote else {
@@ -157,5 +161,6 @@ struct RemoteCommand: Command {
         ctx.console.out("app key   \(keyText(source))")
         ctx.console.out("token     \(tokenText(tokenSource))")
         ctx.console.out("page size \(config.pageSize)")
+        if let caFile = config.caFile { ctx.console.out("CA file   \(caFile)") }
     }
 }

@@ -16,21 +16,31 @@ public struct ReplicaConfig: Sendable, Equatable {
     /// Sent as X-ZUMO-INSTALLATION-ID; made once at `todo init`.
     public var installationId: String
     public var pageSize: Int
+    /// The absolute path of the PEM file of certificate authorities trusted for an https remote
+    /// instead of the system's store (`todo remote set --ca-file`, as git's `http.sslCAInfo`);
+    /// nil for the system's. A path, not the certificates: renewing the CA file needs no command.
+    public var caFile: String?
 
     public init(remote: String? = nil, protocolGeneration: ProtocolGeneration = .mobileApps, legacyAppKey: String? = nil,
-                defaultTable: String = TableName.defaultTable, installationId: String, pageSize: Int = 50) {
+                defaultTable: String = TableName.defaultTable, installationId: String, pageSize: Int = 50,
+                caFile: String? = nil) {
         self.remote = remote
         self.protocolGeneration = protocolGeneration
         self.legacyAppKey = legacyAppKey
         self.defaultTable = defaultTable
         self.installationId = installationId
         self.pageSize = pageSize
+        self.caFile = caFile
     }
 
+    /// `caFile` is written only when set, so replicas without one keep the file older todos read.
     public var json: JSONValue {
-        ["format": 1, "remote": remote.map { .string($0) } ?? .null, "protocol": .string(protocolGeneration.rawValue),
-         "defaultTable": .string(defaultTable),
-         "installationId": .string(installationId), "pageSize": .number(Double(pageSize))]
+        var members: [String: JSONValue] = [
+            "format": 1, "remote": remote.map { .string($0) } ?? .null, "protocol": .string(protocolGeneration.rawValue),
+            "defaultTable": .string(defaultTable),
+            "installationId": .string(installationId), "pageSize": .number(Double(pageSize))]
+        if let caFile { members["caFile"] = .string(caFile) }
+        return .object(members)
     }
 
     public init(json: JSONValue) throws(RecordError) {
@@ -43,7 +53,8 @@ public struct ReplicaConfig: Sendable, Equatable {
         self.init(remote: try r.optionalString("remote"),
                   protocolGeneration: try r.oneOf("protocol", ProtocolGeneration.self, expected: "mobile-apps or mobile-services"),
                   legacyAppKey: try r.optionalString("appKey"), defaultTable: table,
-                  installationId: try r.string("installationId"), pageSize: pageSize)
+                  installationId: try r.string("installationId"), pageSize: pageSize,
+                  caFile: try r.optionalString("caFile"))
     }
 }
 

@@ -28,6 +28,8 @@ struct HTTPConnectionHandler: ~Copyable {
     private let configuration: HTTPServerConfiguration
     private let application: HTTPApplication
     private let stop: StopSignal
+    /// The connection's peer (IPv4, host byte order), for the request log.
+    private let peer: UInt32
     private var parser: HTTPRequestParser
     /// Serialized answers (and `100 Continue`s) not yet written.
     private var output: [UInt8] = []
@@ -47,6 +49,8 @@ struct HTTPConnectionHandler: ~Copyable {
         let start: ContinuousClock.Instant
         /// Its number in `durability`; nil for answers the server makes itself (errors, timeouts).
         let durabilityAnswer: Int?
+        /// The client's address for the log (`ClientAddress`).
+        let client: String
     }
 
     /// What to do after the input read so far has been answered.
@@ -60,8 +64,9 @@ struct HTTPConnectionHandler: ~Copyable {
     }
 
     init(socket: consuming ConnectionSocket, configuration: HTTPServerConfiguration,
-         application: HTTPApplication, stop: StopSignal) {
+         application: HTTPApplication, stop: StopSignal, peer: UInt32) {
         self.socket = socket
+        self.peer = peer
         self.configuration = configuration
         self.application = application
         self.stop = stop
@@ -166,8 +171,10 @@ struct HTTPConnectionHandler: ~Copyable {
         let application = self.application
         let (response, number) = durability.collect { application.respond(request) }
         let closing = !keepAlive || stop.isFired || response.headers.containsToken("close", forName: "Connection")
+        let client = application.log == nil ? "" : ClientAddress.of(
+            forwardedFor: request.headers["X-Forwarded-For"], peer: peer, trusted: configuration.trustedProxies)
         queue(response, method: request.method, target: request.target, closing: closing,
-              http1_0: request.version == .http1_0, start: start, durabilityAnswer: number)
+              http1_0: request.version == .http1_0, start: start, durabilityAnswer: number, client: client)
         return closing
     }
 
@@ -184,12 +191,12 @@ struct HTTPConnectionHandler: ~Copyable {
 
     /// Serializes `response` into `output` and remembers where, in case `flush()` must replace it.
     private mutating func queue(_ response: HTTPResponse, method: String?, target: String?, closing: Bool,
-                                http1_0: Bool, start: ContinuousClock.Instant, durabilityAnswer: Int?) {
+                                http1_0: Bool, start: ContinuousClock.Instant, durabilityAnswer: Int?, client: String? = nil) {
         let begin = output.count
         Self.serialize(response, method: method, closing: closing, http1_0: http1_0, into: &output)
         queued.append(QueuedAnswer(bytes: begin..<output.count, status: response.status, method: method,
                                    target: target, closing: closing, http1_0: http1_0, start: start,
-                                   durabilityAnswer: durabilityAnswer))
+                                   durabilityAnswer: durabilityAnswer, client: client ?? ClientAddress.text(peer)))
     }
 
     /// Serializes `response` with the connection's framing headers. HEAD answers keep the
@@ -229,7 +236,7 @@ struct HTTPConnectionHandler: ~Copyable {
             for answer in queued {
                 let status = answer.durabilityAnswer.flatMap { replacements[$0]?.status } ?? answer.status
                 log(HTTPRequestLog.line(
-                    method: answer.method, target: answer.target, status: status, elapsed: answer.start.duration(to: .now)))
+                    client: answer.client, method: answer.method, target: answer.target, status: status, elapsed: answer.start.duration(to: .now)))
             }
         }
         queued.removeAll(keepingCapacity: true)

@@ -6,8 +6,9 @@
 enum HTTPRequestLog {
     static let maxPathCharacters = 200
 
-    static func line(method: String?, target: String?, status: Int, elapsed: Duration) -> String {
-        "\(method ?? "-") \(target.map(path(of:)) ?? "-") \(status) \(milliseconds(elapsed))ms"
+    /// `client`: the address `ClientAddress` decided, first as in common web server logs.
+    static func line(client: String, method: String?, target: String?, status: Int, elapsed: Duration) -> String {
+        "\(client) \(method ?? "-") \(target.map(path(of:)) ?? "-") \(status) \(milliseconds(elapsed))ms"
     }
 
     /// The target up to `?`, shortened to a readable length.

@@ -42,7 +42,7 @@ public final class HTTPServer: Sendable {
     /// `respond` is the whole application: a pure function, called concurrently from many threads.
     /// `errorResponse` builds the answer for errors found before the application runs (malformed
     /// HTTP, limits, timeouts, too many connections), so the app can use its own JSON error shape.
-    /// `log` gets one line per request: method, path, status, time in ms (`GET /tables/x 200 0.4ms`);
+    /// `log` gets one line per request: client, method, path, status, time in ms (`127.0.0.1 GET /tables/x 200 0.4ms`);
     /// nil when nobody reads them (building them cost a few percent of a small request).
     public init(
         configuration: HTTPServerConfiguration,
@@ -126,7 +126,8 @@ public final class HTTPServer: Sendable {
         let slot: ConnectionSlot
         switch connections.admit(fd: fd, address: address) {
         case .refused(let reason):
-            reject(ConnectionSocket(adopting: fd, sendTimeout: configuration.requestTimeout), status: 503, message: reason)
+            reject(ConnectionSocket(adopting: fd, sendTimeout: configuration.requestTimeout), status: 503, message: reason,
+                   peer: address)
             return
         case .admitted(let admitted):
             slot = admitted
@@ -137,24 +138,24 @@ public final class HTTPServer: Sendable {
         do {
             try ServerThread.spawn { [self] in
                 HTTPConnectionHandler(
-                    socket: box.take(), configuration: configuration, application: application, stop: stop
+                    socket: box.take(), configuration: configuration, application: application, stop: stop, peer: address
                 ).run()
                 threads.leave()
             }
         } catch {
             threads.leave()
             if let socket = box.takeIfPresent() {
-                reject(socket, status: 503, message: "cannot start a thread for the connection")
+                reject(socket, status: 503, message: "cannot start a thread for the connection", peer: address)
             }
         }
     }
 
     /// A best-effort error answer from the accept thread, which must never block on one client.
-    private func reject(_ socket: consuming ConnectionSocket, status: Int, message: String) {
+    private func reject(_ socket: consuming ConnectionSocket, status: Int, message: String, peer: UInt32) {
         var response = application.errorResponse(status, message)
         response.headers.set(name: "Connection", value: "close")
         response.headers.set(name: "Retry-After", value: "1")
         socket.writeWithoutWaiting(HTTPSerializer.serialize(response))
-        application.log?(HTTPRequestLog.line(method: nil, target: nil, status: status, elapsed: .zero))
+        application.log?(HTTPRequestLog.line(client: ClientAddress.text(peer), method: nil, target: nil, status: status, elapsed: .zero))
     }
 }

@@ -28,6 +28,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// A connection that has been idle, or receiving its request head, for longer than this gives
     /// its slot to a new connection when the server (or its address) is full (`ConnectionTable`).
     public var yieldAfter: Duration = .seconds(1)
+    /// Peers (IPv4, host byte order) whose `X-Forwarded-For` names the client in the request log:
+    /// the reverse proxies in front of the server (`--trusted-proxy`; see `ClientAddress`).
+    public var trustedProxies: [UInt32] = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = .requestDefaults,

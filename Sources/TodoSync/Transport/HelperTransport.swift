@@ -13,6 +13,8 @@ import TableProtocol
 public final class HelperTransport: HTTPTransport {
     public let endpoint: RemoteEndpoint
     public let timeouts: TransportTimeouts
+    /// The CA file the helper trusts instead of the system's store (`todo remote set --ca-file`).
+    public let caFile: String?
     /// The helper's path, or why there is none (reported by every send).
     private let helper: Result<String, TransportFailure>
     private let pool: IdlePool<HelperProcess>
@@ -22,9 +24,10 @@ public final class HelperTransport: HTTPTransport {
     static let grace = 1.0
 
     public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts = TransportTimeouts(),
-                helperPath: String, maxIdleHelpers: Int = 8) {
+                caFile: String? = nil, helperPath: String, maxIdleHelpers: Int = 8) {
         self.endpoint = endpoint
         self.timeouts = timeouts
+        self.caFile = caFile
         helper = .success(helperPath)
         pool = IdlePool(capacity: maxIdleHelpers)
     }
@@ -32,9 +35,10 @@ public final class HelperTransport: HTTPTransport {
     /// Finds the helper as `HelperTransport.locateHelper` says; if it is missing, every send fails
     /// with that reason (nothing is sent).
     public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts = TransportTimeouts(),
-                environment: [String: String], maxIdleHelpers: Int = 8) {
+                caFile: String? = nil, environment: [String: String], maxIdleHelpers: Int = 8) {
         self.endpoint = endpoint
         self.timeouts = timeouts
+        self.caFile = caFile
         helper = Self.locateHelper(environment: environment).mapError { reason in
             .cannotConnect(endpoint: endpoint.authority, reason: reason.message)
         }
@@ -124,7 +128,7 @@ public final class HelperTransport: HTTPTransport {
     }
 
     private func start(_ path: String) -> Result<HelperProcess, TransportFailure> {
-        let invocation = RemoteHelperProtocol.Invocation(endpoint: endpoint, timeouts: timeouts)
+        let invocation = RemoteHelperProtocol.Invocation(endpoint: endpoint, timeouts: timeouts, caFile: caFile)
         return HelperProcess.spawn(path: path, arguments: invocation.arguments).mapError { error in
             launchFailure("\(error.reason) (\(path))")
         }

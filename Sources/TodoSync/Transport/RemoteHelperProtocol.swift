@@ -2,8 +2,9 @@ import TableProtocol
 
 /// How `HelperTransport` and the `todo-remote-https` helper talk; the one place that defines it.
 ///
-/// - Start: `todo-remote-https <base URL> --connect-timeout <seconds> --request-timeout <seconds>`,
-///   with stdin and stdout connected to the transport.
+/// - Start: `todo-remote-https <base URL> --connect-timeout <seconds> --request-timeout <seconds>
+///   [--ca-file <path>]`, with stdin and stdout connected to the transport. `--ca-file`: the PEM file
+///   of the certificate authorities to trust instead of the system's (`todo remote set --ca-file`).
 /// - Requests: HTTP/1.1 as `HTTPSerializer` writes them (`Host` from the base URL, the target is the
 ///   path and query as sent, `Content-Length` framing), one at a time. The helper performs each and
 ///   writes exactly one HTTP/1.1 response back, in order, then waits for the next. It exits at EOF.
@@ -21,25 +22,35 @@ public enum RemoteHelperProtocol {
     public struct Invocation: Sendable, Equatable {
         public var endpoint: RemoteEndpoint
         public var timeouts: TransportTimeouts
+        /// The CA file to trust instead of the system's store, or nil for the system's.
+        public var caFile: String?
 
-        public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts) {
+        public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts, caFile: String? = nil) {
             self.endpoint = endpoint
             self.timeouts = timeouts
+            self.caFile = caFile
         }
 
         /// The command-line arguments after the program name.
         public var arguments: [String] {
             [endpoint.displayURL, "--connect-timeout", "\(timeouts.connect)", "--request-timeout", "\(timeouts.request)"]
+                + (caFile.map { ["--ca-file", $0] } ?? [])
         }
 
         /// Parses `arguments` (without the program name); the error is a usage line for people.
         public init(arguments: [String]) throws(RemoteEndpoint.ParseError) {
-            let usage = "usage: \(helperName) URL [--connect-timeout SECONDS] [--request-timeout SECONDS]"
+            let usage = "usage: \(helperName) URL [--connect-timeout SECONDS] [--request-timeout SECONDS] [--ca-file PATH]"
             guard let url = arguments.first, !url.hasPrefix("-") else { throw .init(message: usage) }
             endpoint = try RemoteEndpoint(parsing: url)
             timeouts = TransportTimeouts()
+            caFile = nil
             var rest = arguments.dropFirst()
             while let option = rest.popFirst() {
+                if option == "--ca-file" {
+                    guard let path = rest.popFirst(), !path.isEmpty else { throw .init(message: usage) }
+                    caFile = path
+                    continue
+                }
                 guard let text = rest.popFirst(), let seconds = Double(text), seconds > 0, seconds.isFinite else {
                     throw .init(message: usage)
                 }

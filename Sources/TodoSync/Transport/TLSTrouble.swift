@@ -12,7 +12,11 @@ enum TLSTrouble {
         }
         if has(["self-signed", "self signed", "unable to get local issuer", "unknown ca", "certificate verify failed", "untrusted", "certificate problem"]) {
             let detail = reason.split(separator: ":").last.map { String($0).trimmingSpaces } ?? reason
-            return "the server's TLS certificate is not trusted (\(detail)): add the CA that signed it to the system's certificate store"
+            return "the server's TLS certificate is not trusted (\(detail)): give the CA that signed it with "
+                + "'todo remote set --ca-file PATH' (or add it to the system's certificate store)"
+        }
+        if has(["error setting certificate file", "cacert", "ca cert"]) {
+            return "the CA file cannot be used (\(reason)): set a PEM file with 'todo remote set --ca-file PATH'"
         }
         if has(["wrong version number", "packet length too long", "unknown protocol", "record layer failure", "http request"]) {
             return "the server does not speak TLS on this port: check the port, or use an http:// URL"

@@ -4,13 +4,14 @@ import TodoBasics
 public enum Transports {
     /// `environment` is read for `TODO_REMOTE_HELPER` (the helper's path), `PATH` (where to look
     /// for it), and `TODO_REMOTE_HELPER_FOR_HTTP=1`, which sends http through the helper too, so
-    /// tests can drive the helper without TLS.
+    /// tests can drive the helper without TLS. `caFile`: the CA file an https remote is trusted
+    /// with instead of the system's store (`todo remote set --ca-file`).
     public static func make(
-        endpoint: RemoteEndpoint, timeouts: TransportTimeouts,
+        endpoint: RemoteEndpoint, timeouts: TransportTimeouts, caFile: String? = nil,
         environment: [String: String] = ProcessEnvironment.current()
     ) -> any HTTPTransport {
         if endpoint.scheme == .https || environment["TODO_REMOTE_HELPER_FOR_HTTP"] == "1" {
-            return HelperTransport(endpoint: endpoint, timeouts: timeouts, environment: environment)
+            return HelperTransport(endpoint: endpoint, timeouts: timeouts, caFile: caFile, environment: environment)
         }
         return SocketTransport(endpoint: endpoint, timeouts: timeouts)
     }

@@ -96,8 +96,8 @@ import TodoModel
         #expect((try? JSONValue.parse(responses[2].body))?["text"] == .string(big))
 
         #expect(try h.storage.row("other", id: "c") != nil)
-        #expect(h.logLines.all.suffix(requests.count).map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
-            == zip(requests, responses).map { "\($0.method) \($0.target) \($1.status)" })
+        #expect(h.logLines.all.suffix(requests.count).map { $0.split(separator: " ").prefix(4).joined(separator: " ") }
+            == zip(requests, responses).map { "127.0.0.1 \($0.method) \($0.target) \($1.status)" })
     }
 
     /// One pipelined request: `g2` adds `ZUMO-API-VERSION: 2.0.0`.

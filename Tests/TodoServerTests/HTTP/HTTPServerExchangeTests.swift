@@ -147,7 +147,7 @@ struct HTTPServerExchangeTests {
         #expect(kept.readUntilClosed() == [])
     }
 
-    @Test("the log gets one line per request: method, path, status, milliseconds")
+    @Test("the log gets one line per request: client, method, path, status, milliseconds")
     func logLines() throws {
         let harness = try HTTPServerHarness()
         defer { harness.server.stop() }
@@ -160,10 +160,10 @@ struct HTTPServerExchangeTests {
         #expect(lines.count == 3)
         let shapes = lines.map { line -> String in
             let parts = line.split(separator: " ")
-            guard parts.count == 4, parts[3].hasSuffix("ms"), Double(parts[3].dropLast(2)) != nil else { return line }
-            return parts[0...2].joined(separator: " ")
+            guard parts.count == 5, parts[4].hasSuffix("ms"), Double(parts[4].dropLast(2)) != nil else { return line }
+            return parts[0...3].joined(separator: " ")
         }
-        #expect(shapes == ["GET /tables/x 200", "GET /tables/y 200", "POST /echo 200"])
+        #expect(shapes == ["127.0.0.1 GET /tables/x 200", "127.0.0.1 GET /tables/y 200", "127.0.0.1 POST /echo 200"])
     }
 
     @Test("log durations read as milliseconds with one decimal")
@@ -171,7 +171,8 @@ struct HTTPServerExchangeTests {
         #expect(HTTPRequestLog.milliseconds(.microseconds(400)) == "0.4")
         #expect(HTTPRequestLog.milliseconds(.microseconds(1_250)) == "1.3")
         #expect(HTTPRequestLog.milliseconds(.seconds(2)) == "2000.0")
-        #expect(HTTPRequestLog.line(method: "GET", target: "/a?b=c", status: 404, elapsed: .zero) == "GET /a 404 0.0ms")
-        #expect(HTTPRequestLog.line(method: nil, target: nil, status: 400, elapsed: .zero) == "- - 400 0.0ms")
+        #expect(HTTPRequestLog.line(client: "10.0.0.1", method: "GET", target: "/a?b=c", status: 404, elapsed: .zero)
+            == "10.0.0.1 GET /a 404 0.0ms")
+        #expect(HTTPRequestLog.line(client: "10.0.0.1", method: nil, target: nil, status: 400, elapsed: .zero) == "10.0.0.1 - - 400 0.0ms")
     }
 }

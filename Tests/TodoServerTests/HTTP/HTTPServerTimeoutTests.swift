@@ -26,7 +26,7 @@ struct HTTPServerTimeoutTests {
         #expect(response.status == 408)
         #expect(response.headers["Connection"] == "close")
         #expect(stalled.readUntilClosed() != nil, "closed within the 5 s receive timeout")
-        #expect(harness.log.contains { $0.hasPrefix("- - 408 ") })
+        #expect(harness.log.contains { $0.hasPrefix("127.0.0.1 - - 408 ") })
     }
 
     @Test("a body that stops arriving gets 408 too, counted from the request's first byte")
@@ -89,6 +89,6 @@ struct HTTPServerTimeoutTests {
         try halfway.send("POST /echo HTTP/1.1\r\nContent-Length: 100\r\n\r\nonly a little")
         halfway.close(reset: true)
         #expect(try harness.client().get("/fine").bodyText == "GET /fine")
-        #expect(harness.log.filter { $0.hasPrefix("GET /big 200") }.count == 4)
+        #expect(harness.log.filter { $0.hasPrefix("127.0.0.1 GET /big 200") }.count == 4)
     }
 }

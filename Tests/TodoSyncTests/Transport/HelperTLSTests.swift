@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import TableProtocol
 import TodoBasics
 import TodoModel
 @testable import TodoSync
@@ -32,7 +33,8 @@ struct HelperTLSTests {
         }
         #expect(reason.contains("certificate"))
         #expect(failure?.message == "the server's TLS certificate is not trusted (self-signed certificate): "
-            + "add the CA that signed it to the system's certificate store", "\(reason)")
+            + "give the CA that signed it with 'todo remote set --ca-file PATH' (or add it to the system's certificate store)",
+            "\(reason)")
         #expect(failure?.mayHaveReachedServer == false)
     }
 
@@ -44,6 +46,68 @@ struct HelperTLSTests {
         let failure = transport.send(Requests.get("/tables/todoitem")).failure
         #expect(failure?.message == "the server does not speak TLS on this port: check the port, or use an http:// URL",
                 "\(String(describing: failure))")
+    }
+
+    /// Issue 20 item 3: a private CA that is not in the system's store, trusted with `--ca-file`.
+    @Test func aPrivateCAGivenAsCAFileIsTrustedAndOnlyThen() throws {
+        let server = try LiveTableServer()
+        let tls = try TLSFixture(backendPort: server.port, privateCA: true)
+        defer { tls.stop() }
+        let timeouts = TransportTimeouts(connect: 2, request: 2)
+
+        let system = HelperTransport(endpoint: tls.endpoint, timeouts: timeouts, helperPath: HelperBinary.path)
+        defer { system.close() }
+        let refused = system.send(Requests.insert(#"{"id":"ca","text":"private"}"#)).failure
+        #expect(refused?.message == "the server's TLS certificate is not trusted (unable to get local issuer certificate): "
+            + "give the CA that signed it with 'todo remote set --ca-file PATH' (or add it to the system's certificate store)",
+            "\(String(describing: refused))")
+        #expect(refused?.mayHaveReachedServer == false)
+
+        let trusting = HelperTransport(endpoint: tls.endpoint, timeouts: timeouts, caFile: tls.caFile, helperPath: HelperBinary.path)
+        defer { trusting.close() }
+        let inserted = try #require(trusting.send(Requests.insert(#"{"id":"ca","text":"private"}"#)).response)
+        #expect(inserted.status == 201, "\(inserted.text)")
+        let read = try #require(trusting.send(Requests.get("/tables/todoitem/ca")).response)
+        #expect(read.status == 200)
+        #expect(try JSONValue.parse(read.body)["text"]?.stringValue == "private")
+        let missing = trusting.send(Requests.get("/tables/todoitem/nope")).response
+        #expect(missing?.status == 404, "a real error status comes back as it is")
+        // Every method the push sends, with its headers: PATCH and DELETE with If-Match.
+        let version = try #require(read.headers["ETag"])
+        let patch = HTTPRequest(method: "PATCH", target: "/tables/todoitem/ca",
+                                headers: ["ZUMO-API-VERSION": "2.0.0", "Content-Type": "application/json", "If-Match": version],
+                                body: Array(#"{"text":"changed"}"#.utf8))
+        let patched = try #require(trusting.send(patch).response)
+        #expect(patched.status == 200, "\(patched.text)")
+        let stale = HTTPRequest(method: "DELETE", target: "/tables/todoitem/ca", headers: ["ZUMO-API-VERSION": "2.0.0", "If-Match": version])
+        #expect(trusting.send(stale).response?.status == 412, "If-Match reached the server")
+        let delete = HTTPRequest(method: "DELETE", target: "/tables/todoitem/ca",
+                                 headers: ["ZUMO-API-VERSION": "2.0.0", "If-Match": try #require(patched.headers["ETag"])])
+        #expect(trusting.send(delete).response?.status == 200, "a soft delete answers the deleted row")
+        #expect(trusting.send(Requests.get("/tables/todoitem/ca")).response?.status == 404)
+
+        // Another CA's file does not make the server trusted.
+        let other = try TLSFixture(backendPort: server.port, privateCA: true)
+        defer { other.stop() }
+        let wrong = HelperTransport(endpoint: tls.endpoint, timeouts: timeouts, caFile: other.caFile, helperPath: HelperBinary.path)
+        defer { wrong.close() }
+        guard case .tlsFailed? = wrong.send(Requests.get("/tables/todoitem/ca")).failure else {
+            Issue.record("a CA file of another CA must not be trusted")
+            return
+        }
+    }
+
+    @Test func aCAFileThatCannotBeReadIsATLSFailureNamingTheFix() throws {
+        let server = try LiveTableServer()
+        let tls = try TLSFixture(backendPort: server.port, privateCA: true)
+        defer { tls.stop() }
+        let transport = HelperTransport(endpoint: tls.endpoint, timeouts: TransportTimeouts(connect: 2, request: 2),
+                                        caFile: tls.directory.sub("gone.pem"), helperPath: HelperBinary.path)
+        defer { transport.close() }
+        let failure = transport.send(Requests.get("/tables/todoitem")).failure
+        #expect(failure?.message.hasPrefix("the CA file cannot be used (") == true, "\(String(describing: failure))")
+        #expect(failure?.message.hasSuffix("): set a PEM file with 'todo remote set --ca-file PATH'") == true)
+        #expect(failure?.mayHaveReachedServer == false)
     }
 
     @Test(.enabled(if: TLSFixture.canTrustInNamespace, "needs unshare -rm and /etc/ssl/certs/ca-certificates.crt"))
@@ -61,21 +125,24 @@ struct HelperTLSTests {
     }
 }
 
-/// A self-signed certificate for 127.0.0.1 and a TLS terminator in front of `backendPort`.
+/// A certificate for 127.0.0.1 and a TLS terminator in front of `backendPort`. The certificate
+/// is self-signed, or, with `privateCA`, signed by a throwaway CA (`ca.pem`) that no system
+/// store holds.
 final class TLSFixture: Sendable {
     let directory = TempDirectory("todo-tls")
     let port: Int
     private let terminator: HelperProcess
 
     var endpoint: RemoteEndpoint { RemoteEndpoint(scheme: .https, host: "127.0.0.1", port: port) }
+    var caFile: String { directory.sub("ca.pem") }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    init(backendPort: Int) throws {
+    init(backendPort: Int, privateCA: Bool = false) throws {
         let dir = directory.path
-        let made = TempDirectory.shell("""
+        let made = TempDirectory.shell(privateCA ? "cd '\(dir)' && \(Self.privateCAScript)" : """
             cd '\(dir)' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
             -keyout key.pem -out cert.pem -days 1 -subj /CN=127.0.0.1 \
             -addext subjectAltName=IP:127.0.0.1,DNS:localhost >/dev/null 2>&1
@@ -122,6 +189,17 @@ final class TLSFixture: Sendable {
     }
 
     static let caFile = "/etc/ssl/certs/ca-certificates.crt"
+
+    /// Makes ca.pem (a throwaway CA) and cert.pem/key.pem for 127.0.0.1 and localhost signed by it,
+    /// in the current folder. Shared with the nginx test.
+    static let privateCAScript = """
+        { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca-key.pem -out ca.pem \
+        -days 1 -subj '/CN=todo test CA' -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
+        && openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout key.pem -out cert.csr -subj /CN=127.0.0.1 \
+        && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\n' > cert.ext \
+        && openssl x509 -req -in cert.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile cert.ext -out cert.pem; \
+        } >/dev/null 2>&1
+        """
 
     static let python: String? = {
         let path = ProcessEnvironment.current()["PATH"] ?? "/usr/bin:/bin"

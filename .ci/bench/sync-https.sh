@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Benchmark of sync over https (issue 20 item 1): the path users take, todo-server behind nginx
+# with TLS, side by side with plain http to the same server, in one run on this machine, all on
+# loopback. Prints figures and ratios; asserts nothing (machines are shared and noisy). Not part
+# of CI. Taskwarrior + taskd (always TLS) are measured by sync.sh next door.
+#
+#   .ci/bench/sync-https.sh   # needs swift, python3, openssl, nginx (installs nginx-light, time if
+#                             # missing); a few minutes
+#   RUNS=3                    # runs per step (median reported); KEEP=1 keeps /tmp/todo-sync-https-bench
+#
+# Three legs, each against its own fresh todo-server (release build) for the push:
+#   http       todo -> todo-server
+#   https-ca   todo -> todo-remote-https (libcurl, `--ca-file` with the throwaway CA) -> nginx -> todo-server
+#   https-sys  todo -> todo-remote-https (URLSession, the CA in the system store) -> nginx -> todo-server;
+#              the store is the system's file bind-mounted over in a private mount namespace
+#              (`unshare -rm`), so the machine's store is never touched; left out where not allowed
+# Steps: push of 10,000 pending inserts (sync_load.py writes them), clone of those 10,000, an
+# incremental pull of 10 rows changed by raw PATCHes. Wall time, CPU (user+sys of todo and its
+# helpers) and max RSS of each command.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here="$root/.ci/bench"
+runs=${RUNS:-3}
+need=(); command -v python3 >/dev/null || need+=(python3); command -v openssl >/dev/null || need+=(openssl)
+[ -x /usr/bin/time ] || need+=(time); [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || need+=(nginx-light)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+for p in todo todo-server todo-remote-https; do swift build -c release --product "$p" --package-path "$root" >&2; done
+todo="$root/.build/release/todo"; server="$root/.build/release/todo-server"; helper_bin="$root/.build/release/todo-remote-https"
+load=(python3 "$here/sync_load.py")
+
+work=/tmp/todo-sync-https-bench; rm -rf "$work"; mkdir -p "$work"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+log() { echo "== $*" >&2; }
+die() { echo "sync-https.sh: $*" >&2; exit 1; }
+fails=()
+check() { if [ "$2" = "$3" ]; then :; else echo "   CHECK FAILED: $1: expected $2, got $3" >&2; fails+=("$1"); fi; }
+measure() {  # name cmd...: sets wall, cpu, rss (children included: the helpers are todo's children)
+  local name=$1 s e; shift
+  s=$(date +%s.%N)
+  set +e; /usr/bin/time -f '%U %S %M' -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"; rc=$?; set -e
+  e=$(date +%s.%N)
+  wall=$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b-a}')
+  read -r cpu rss < <(tail -1 "$work/$name.time" | awk '{printf "%.2f %.1f\n", $1 + $2, $3/1024}')
+  echo "   $name: ${wall} s, CPU ${cpu} s, max RSS ${rss} MB, exit $rc" >&2
+  [ "$rc" = 0 ] || { fails+=("$name exited $rc"); tail -3 "$work/$name.err" | sed 's/^/   | /' >&2; }
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+pending() { "$todo" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pending"]))'; }
+items() { find "$1/.todo/tables/todoitem/items" -name '*.json' | wc -l; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+start_server() {  # data dir -> port
+  "$server" --data "$1" --port 0 --quiet --dynamic-tables >"$1.out" 2>"$1.err" &
+  pids+=("$!")
+  for _ in $(seq 1 100); do grep -q listening "$1.out" 2>/dev/null && break; sleep 0.05; done
+  port=$(sed -n 's|^listening on http://[^:]*:\([0-9]*\)$|\1|p' "$1.out"); [ -n "$port" ] || die "todo-server did not start"
+}
+start_nginx() {  # upstream port -> nginx_port; the repo's config with this run's port, certificate, upstream
+  local dir="$work/nginx-$1"; mkdir -p "$dir"; nginx_port=$(free_port)
+  sed -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$1;|" -e "s|listen 443 ssl;|listen 127.0.0.1:$nginx_port ssl;|" \
+      -e "s|/etc/ssl/todo-server/fullchain.pem|$work/cert.pem|" -e "s|/etc/ssl/todo-server/privkey.pem|$work/key.pem|" \
+      "$root/deploy/nginx/todo-server.conf" >"$dir/site.conf"
+  { [ "$(id -u)" = 0 ] && echo "user root;"; cat <<EOF
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 256; }
+http { access_log off; client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/f; uwsgi_temp_path $dir/u; scgi_temp_path $dir/s; include $dir/site.conf; }
+EOF
+  } >"$dir/nginx.conf"
+  "$nginx" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g 'daemon off;' 2>"$dir/nginx.err" &
+  pids+=("$!")
+  for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$nginx_port") 2>/dev/null && return; sleep 0.05; done
+  cat "$dir/nginx.err" "$dir/error.log" >&2; die "nginx did not start"
+}
+
+log "a throwaway CA and a certificate for 127.0.0.1 (openssl)"
+( cd "$work" && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca-key.pem -out ca.pem \
+    -days 1 -subj '/CN=todo bench CA' -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
+  && openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout key.pem -out cert.csr -subj /CN=127.0.0.1 \
+  && printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >cert.ext \
+  && openssl x509 -req -in cert.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile cert.ext -out cert.pem ) >/dev/null 2>&1 \
+  || die "openssl failed"
+legs=(http https-ca)
+system_ca=/etc/ssl/certs/ca-certificates.crt
+if [ -f "$system_ca" ] && unshare -rm sh -c "mount --bind $system_ca $system_ca" 2>/dev/null; then
+  cat "$system_ca" "$work/ca.pem" >"$work/system-plus-ca.pem"
+  printf '#!/bin/sh\nexec unshare -rm sh -c '\''mount --bind "$0" %s && exec "$@"'\'' %s %s "$@"\n' \
+    "$system_ca" "$work/system-plus-ca.pem" "$helper_bin" >"$work/helper-system-store"
+  chmod +x "$work/helper-system-store"; legs+=(https-sys)
+else
+  echo "   (https-sys left out: no private mount namespaces here)" >&2
+fi
+
+# leg -> url, options for clone/init, environment
+leg_setup() {  # leg upstream-port
+  leg_env=(env); leg_opts=()
+  case $1 in
+    http) url="http://127.0.0.1:$2" ;;
+    https-ca) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem") ;;
+    https-sys) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_env=(env TODO_REMOTE_HELPER="$work/helper-system-store") ;;
+  esac
+}
+
+declare -A result
+for leg in "${legs[@]}"; do
+  log "$leg: push of 10,000 ($runs runs, each to a fresh server), clone of 10,000 ($runs runs), pull of 10"
+  walls=(); cpus=(); rsss=()
+  for r in $(seq 1 "$runs"); do
+    start_server "$work/srv-$leg-$r"; leg_setup "$leg" "$port"; last_port=$port
+    mkdir -p "$work/push-$leg-$r" && cd "$work/push-$leg-$r"
+    "${leg_env[@]}" "$todo" init --remote "$url" "${leg_opts[@]}" >/dev/null
+    "${load[@]}" replica "$work/push-$leg-$r/.todo" 10000
+    sync; sleep 1
+    measure "push-$leg-$r" "${leg_env[@]}" "$todo" push; walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss")
+    check "$leg: pending after push $r" 0 "$(pending)"
+    check "$leg: rows on the server after push $r" 10000 "$("${load[@]}" count "$port")"
+  done
+  result[$leg.push]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
+  walls=(); cpus=(); rsss=()
+  for r in $(seq 1 "$runs"); do
+    cd "$work"; measure "clone-$leg-$r" "${leg_env[@]}" "$todo" clone "$url" "$work/clone-$leg-$r" "${leg_opts[@]}"
+    walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss")
+    check "$leg: items in clone $r" 10000 "$(items "$work/clone-$leg-$r")"
+  done
+  result[$leg.clone]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
+  walls=(); cpus=(); rsss=()
+  cd "$work/clone-$leg-1"
+  for r in $(seq 1 "$runs"); do
+    "${load[@]}" patch "$last_port" 10000 "$r" || fails+=("patch $leg $r")
+    measure "pull-$leg-$r" "${leg_env[@]}" "$todo" pull; walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss")
+  done
+  result[$leg.pull]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
+done
+
+echo
+echo "sync over https: todo $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), nginx $("$nginx" -v 2>&1 | sed 's|.*/||');" \
+  "$(nproc) CPU(s); load avg $(cut -d' ' -f1-3 /proc/loadavg) at end; medians of $runs runs"
+echo "(wall s, CPU s = user+sys of todo and its helpers, max RSS MB of the largest process; ratio = leg / http wall)"
+printf '%-22s %-10s %9s %9s %9s %7s\n' step leg "wall s" "CPU s" "RSS MB" ratio
+for step in push clone pull; do
+  read -r base _ _ <<<"${result[http.$step]}"
+  case $step in push) label="push 10,000";; clone) label="clone 10,000";; pull) label="pull of 10 changes";; esac
+  for leg in "${legs[@]}"; do
+    read -r w c m <<<"${result[$leg.$step]}"
+    printf '%-22s %-10s %9s %9s %9s %7s\n' "$label" "$leg" "$w" "$c" "$m" "$(awk -v a="$w" -v b="$base" 'BEGIN{printf "%.2f", a/b}')"
+  done
+done
+echo "issue 20's targets: https push within 1.5x of http, clone within 1.2x"
+[ ${#fails[@]} -eq 0 ] || { echo "FAILED CHECKS:"; printf '  %s\n' "${fails[@]}"; }
