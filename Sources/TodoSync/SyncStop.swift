@@ -17,6 +17,9 @@ public struct SyncStop: Error, Sendable, Equatable {
     public var kind: Kind
     public var status: Int?
     public var message: String
+    /// A network stop where TLS failed (an untrusted or wrong-host certificate, https spoken to a
+    /// plain port): trying again changes nothing until the cause its message names is fixed.
+    public var tlsFailed = false
 
     public init(_ kind: Kind, status: Int? = nil, message: String) {
         self.kind = kind
@@ -40,7 +43,9 @@ public struct SyncStop: Error, Sendable, Equatable {
     }
 
     static func network(_ failure: TransportFailure) -> SyncStop {
-        SyncStop(.network, message: failure.message)
+        var stop = SyncStop(.network, message: failure.message)
+        if case .tlsFailed = failure { stop.tlsFailed = true }
+        return stop
     }
 
     static func unexpected(_ reply: TableReply, doing what: String) -> SyncStop {

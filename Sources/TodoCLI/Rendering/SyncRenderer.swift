@@ -118,6 +118,7 @@ enum SyncRenderer {
         if stop.kind == .wrongURL { return ["error: \(stop.message)"] }
         let hint: String
         switch stop.kind {
+        case .network where stop.tlsFailed: hint = "nothing was lost; run 'todo \(command)' again once that is fixed"
         case .network, .server: hint = "nothing was lost; run 'todo \(command)' again when the server is reachable"
         case .auth: hint = "nothing was lost; fix the token or app key, then run 'todo \(command)' again"
         case .config, .wrongURL: hint = "nothing was lost; see 'todo remote'"

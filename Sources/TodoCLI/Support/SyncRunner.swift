@@ -38,7 +38,11 @@ enum SyncRunner {
         }
         if let stop = report.stop {
             let kept = report.remaining == 1 ? "your 1 change is kept" : "your \(report.remaining) changes are kept"
-            if stop.kind == .network {
+            if stop.kind == .network && stop.tlsFailed {
+                // Not a server that is down: its sentence says what to fix.
+                ctx.console.err("error: \(report.remote): \(stop.message); \(kept)")
+                ctx.console.err("hint: run 'todo push' again once that is fixed")
+            } else if stop.kind == .network {
                 // The usual case is a server that is down: say where, and that nothing is lost.
                 ctx.console.err("error: could not reach \(report.remote) (\(stop.message)); \(kept)")
                 ctx.console.err("hint: run 'todo push' again when the server is reachable")
