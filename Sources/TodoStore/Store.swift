@@ -144,6 +144,11 @@ public final class Store {
         } catch { throw .io(error) }
     }
 
+    /// Whether a folder of the store holds a name `list` would give, read only up to the first.
+    public func holdsEntries(_ relative: String) throws(StoreError) -> Bool {
+        do { return try fs.containsEntry(layout.absolute(relative)) { !StoreLayout.isLeftover($0) } } catch { throw .io(error) }
+    }
+
     /// How paths appear in messages: `.todo/operations/…` relative to the replica's folder.
     public func displayPath(_ relative: String) -> String {
         StoreLayout.directoryName + "/" + relative

@@ -10,14 +10,20 @@ struct LocalIndex {
     private var withConflict = Set<String>()
     /// The state each touched item will have once the current page commits.
     private var page: [String: PulledRow.Local] = [:]
-    /// Item file names per table, listed once for pulls that start from the beginning (a clone
-    /// is all new rows, and a failed open per row costs more than one listing). Incremental pulls
-    /// never list: their cost must follow the rows changed, not the table's size.
-    private var itemFiles: [String: Set<String>] = [:]
-    private var listTables = Set<String>()
+    /// Tables whose items folder held no item when a pull from the beginning met them (a clone, or
+    /// after a purge): their items are the ones this pull wrote, so a row of an item it did not
+    /// write costs no failed open. Other pulls open the item's file: their cost follows the rows
+    /// changed, not the table's size.
+    private var startedEmpty: [String: WrittenItems] = [:]
 
-    /// The next rows of `table` come from a pull without a token: list its items once.
-    mutating func expectMostlyNewRows(in table: String) { listTables.insert(table) }
+    /// The next rows of `table` come from a pull without a token: most may be new.
+    mutating func expectMostlyNewRows(in table: String, store: Store) throws(StoreError) {
+        guard startedEmpty[table] == nil, !(try store.holdsEntries(store.layout.itemsDirectory(table))) else { return }
+        startedEmpty[table] = WrittenItems()
+    }
+
+    /// Rows kept after their page committed (issue 21 item 5: none, whatever the table's size).
+    var rememberedRows: Int { page.count }
 
     init(store: Store) throws(StoreError) {
         for name in try store.operationNames() { withOperations.insert("\(name.table)/\(name.encodedID)") }
@@ -31,10 +37,7 @@ struct LocalIndex {
         if let staged = page[slot] { return staged }
         let ops = withOperations.contains(slot) ? try store.operations(table: table, id: id) : []
         let conflict = withConflict.contains(slot) ? try store.conflict(table: table, id: id) : nil
-        if listTables.contains(table), itemFiles[table] == nil {
-            itemFiles[table] = Set(try store.list(store.layout.itemsDirectory(table)))
-        }
-        let exists = itemFiles[table].map { $0.contains(IDEncoding.fileName(for: id) + ".json") } ?? true
+        let exists = startedEmpty[table].map { $0.mayContain(IDEncoding.fileName(for: id)) } ?? true
         let item = exists ? try store.item(table: table, id: id) : nil
         return PulledRow.Local(table: table, item: item, operations: ops, conflict: conflict)
     }
@@ -55,8 +58,8 @@ struct LocalIndex {
     mutating func commit() {
         for (slot, local) in page {
             let separator = slot.firstIndex(of: "/")!
-            let table = String(slot[..<separator]), file = String(slot[slot.index(after: separator)...]) + ".json"
-            if local.item == nil { itemFiles[table]?.remove(file) } else { itemFiles[table]?.insert(file) }
+            let table = String(slot[..<separator]), file = String(slot[slot.index(after: separator)...])
+            if local.item != nil { startedEmpty[table]?.insert(file) }
             if local.operations.isEmpty { withOperations.remove(slot) } else { withOperations.insert(slot) }
             if local.conflict == nil { withConflict.remove(slot) } else { withConflict.insert(slot) }
         }

@@ -28,9 +28,7 @@ public final class PullEngine {
     var index: LocalIndex
     /// Page commits: each page's syncfs overlaps the request for the next page.
     let series: CommitSeries
-    /// `<table>/<id key>` → the spelling pulled last in this run: two server rows whose ids differ
-    /// only in case become one item (sync.md §10.2), and the user is told.
-    var spellings: [String: String] = [:]
+    /// Items already warned about in this run for ids that differ only in case (sync.md §10.2).
     var warnedSpellings = Set<String>()
     var currentOptions = Options()
 
@@ -119,7 +117,7 @@ public final class PullEngine {
         if full { tableConfig.cursorMode = .cursor }
         var reader = PageReader(client: client, table: job.table, filter: job.filter, pageSize: pageSize,
                                 mode: tableConfig.cursorMode, token: useToken ? stored?.token : nil)
-        if !useToken || stored?.token == nil { index.expectMostlyNewRows(in: job.table) }
+        if !useToken || stored?.token == nil { try index.expectMostlyNewRows(in: job.table, store: store) }
         func takeMessages() {
             let (notes, warnings) = reader.takeMessages()
             result.notes += notes
@@ -166,11 +164,10 @@ public final class PullEngine {
                 received = n
             }
             result.pages += 1
-            for row in rows { noteSpelling(row.id, table: job.table, report: &report) }
             var tx = try store.transaction()
             let now = clock.nowText()
             do {
-                for row in rows { try apply(row, table: job.table, into: &tx, result: &result, now: now) }
+                for row in rows { try apply(row, table: job.table, into: &tx, result: &result, report: &report, now: now) }
             } catch {
                 index.discard()
                 throw error
@@ -213,18 +210,27 @@ public final class PullEngine {
                         + "\(query) stopped after \(result.received) rows, which are kept; check the remote URL, or a proxy in between")
     }
 
-    /// Warns once per item when this pull meets two spellings of one id (sync.md §10.2).
-    func noteSpelling(_ id: String, table: String, report: inout PullReport) {
-        let slot = LocalIndex.slot(table, id)
-        if let seen = spellings.updateValue(id, forKey: slot), seen != id, warnedSpellings.insert(slot).inserted {
-            report.warnings.append("the server has rows '\(seen)' and '\(id)' in \(table), ids that differ only in case; "
-                                   + "the replica keeps one item, the last one pulled")
-        }
+    /// Warns once per item and pull when a row's id differs only in case from an item that came
+    /// from the server (sync.md §10.2): the server holds, or held, two rows the replica keeps as
+    /// one. Asked of the item itself, not of a map of every id pulled, so a pull's memory does not
+    /// grow with the table. An item created here and never pulled is not warned about: the row
+    /// is its own insert, spelt otherwise (the SDK's `testPullKeepsPendingChangesWithDifferentCasedId`).
+    func noteSpelling(_ row: Item, local: Item?, table: String, report: inout PullReport) {
+        guard let local, local.id != row.id, local.system.version != nil || local.system.updatedAt != nil,
+              warnedSpellings.insert(LocalIndex.slot(table, row.id)).inserted else { return }
+        report.warnings.append("the server has rows '\(local.id)' and '\(row.id)' in \(table), ids that differ only in case; "
+                               + "the replica keeps one item, the last one pulled")
     }
 
+    /// Rows the engine keeps after their page committed (issue 21 item 5: none, whatever the
+    /// table's size).
+    var rememberedRows: Int { index.rememberedRows }
+
     /// §5.5 for one row, staged into the page's transaction.
-    func apply(_ row: Item, table: String, into tx: inout StoreTransaction, result: inout PullReport.QueryResult, now: String) throws(StoreError) {
+    func apply(_ row: Item, table: String, into tx: inout StoreTransaction, result: inout PullReport.QueryResult,
+               report: inout PullReport, now: String) throws(StoreError) {
         let local = try index.local(table: table, id: row.id, store: store)
+        noteSpelling(row, local: local.item, table: table, report: &report)
         let plan = PulledRow.apply(row, to: local, now: now)
         switch plan.outcome {
         case .created: result.created += 1

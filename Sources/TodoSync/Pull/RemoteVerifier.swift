@@ -56,7 +56,7 @@ public final class RemoteVerifier {
         for name in tables {
             var result = TableResult(table: name)
             defer { report.tables.append(result) }
-            index.expectMostlyNewRows(in: name)
+            try index.expectMostlyNewRows(in: name, store: store)
             var reader = PageReader(client: client, table: name, filter: nil, pageSize: pageSize, mode: .cursor, token: nil)
             pages: while true {
                 let next = reader.next()
