@@ -16,6 +16,8 @@ public final class PostgresConnection: @unchecked Sendable {
     var secretKey: Int32 = 0
     /// What the server reported with ParameterStatus (server_version, in_hot_standby…).
     public internal(set) var serverParameters: [String: String] = [:]
+    /// Round trips made (each `run`): what a write costs, for tests and benchmarks.
+    public private(set) var roundTrips = 0
     /// True once the session is gone (lost, ended by the server, timed out, or closed).
     public private(set) var isBroken = false
     /// `I` idle, `T` in a transaction, `E` in a failed transaction: from the last ReadyForQuery.
@@ -26,16 +28,18 @@ public final class PostgresConnection: @unchecked Sendable {
     /// A BEGIN not sent yet: it leaves with the next statement (`TransactionAttempt`).
     var deferredBegin: String?
     /// See `runBeforeCommit`.
-    private(set) var beforeCommit: (sql: String, parameters: [PostgresValue])?
+    private(set) var beforeCommit: [(sql: String, parameters: [PostgresValue])] = []
 
-    /// Runs `sql` just before this transaction's COMMIT, in the same round trip, its result
-    /// unread: an error of it rolls the transaction back and is what the commit throws.
+    /// Runs `sql` just before this transaction's COMMIT, in the same round trip, after the
+    /// statements left before it, its result unread: an error of it rolls the transaction back and
+    /// is what the commit throws. Why: a write's UPDATE or INSERT whose result nobody reads costs
+    /// no round trip of its own.
     public func runBeforeCommit(_ sql: String, _ parameters: [PostgresValue] = []) {
-        beforeCommit = (sql, parameters)
+        beforeCommit.append((sql, parameters))
     }
 
-    /// Forgets a statement left for a COMMIT that will not come (the body failed).
-    func dropBeforeCommit() { beforeCommit = nil }
+    /// Forgets the statements left for a COMMIT that will not come (the body failed).
+    func dropBeforeCommit() { beforeCommit = [] }
     static let maximumPrepared = 128
 
     private struct PreparedKey: Hashable {
@@ -94,13 +98,16 @@ public final class PostgresConnection: @unchecked Sendable {
             bytes += FrontendMessage.execute.encoded()
             ahead += 1
         }
-        if sql == "COMMIT", let last = beforeCommit {
-            // A statement the transaction's body left to run just before COMMIT, in the same round
-            // trip; if it fails, COMMIT is skipped (the server skips to Sync) and nothing commits.
-            beforeCommit = nil
-            try append(last.sql, last.parameters, to: &bytes, &preparing)
-            bytes += FrontendMessage.execute.encoded()
-            ahead += 1
+        if sql == "COMMIT" {
+            // Statements the transaction's body left to run just before COMMIT, in the same round
+            // trip; if one fails, COMMIT is skipped (the server skips to Sync) and nothing commits.
+            let left = beforeCommit
+            beforeCommit = []
+            for statement in left {
+                try append(statement.sql, statement.parameters, to: &bytes, &preparing)
+                bytes += FrontendMessage.execute.encoded()
+                ahead += 1
+            }
         }
         try append(sql, parameters, to: &bytes, &preparing)
         bytes += FrontendMessage.describePortal.encoded()
@@ -108,6 +115,7 @@ public final class PostgresConnection: @unchecked Sendable {
         bytes += FrontendMessage.sync.encoded()
 
         let deadline = Deadline(secondsFromNow: config.queryTimeout)
+        roundTrips += 1
         do {
             try socket.writeAll(bytes, until: deadline)
         } catch {

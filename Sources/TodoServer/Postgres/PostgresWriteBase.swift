@@ -69,8 +69,15 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
     }
 
     /// Writes the commit's effect (and, when it locks the table, the table's columns and counters)
-    /// in this transaction.
+    /// in this transaction, sent with its COMMIT (`runBeforeCommit`): nothing reads their results,
+    /// and an error of one (a lost insert race: unique violation) fails the COMMIT instead. A big
+    /// commit (a migration's batch) runs them one by one: a round trip of thousands of statements
+    /// could fill both sockets' buffers, each side waiting for the other to read.
     func apply(_ commit: TableCommit) throws {
+        let withCommit = commit.puts.count + commit.removals.count <= Self.statementsWithCommit
+        func write(_ sql: String, _ values: [PostgresValue]) throws {
+            if withCommit { connection.runBeforeCommit(sql, values) } else { try connection.execute(sql, values) }
+        }
         for row in commit.puts {
             try Self.refuseNul(row)
             try quota.admitRowSize(row, old: looked[row.key] ?? self.row(key: row.key))
@@ -82,19 +89,19 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
             let values: [PostgresValue] = [.text(key), .text(row.id.lowercased()), .text(row.id), .int(row.createdAt), .int(row.updatedAt),
                                            .int(Int64(row.version)), .bool(row.deleted), .jsonb(PostgresTableSchema.fieldsJSON(row))]
             if existed {
-                try connection.execute("""
+                try write("""
                     UPDATE todo_rows SET id = $3, created_at = $4, updated_at = $5, version = $6, deleted = $7, fields = $8
                     WHERE table_key = $1 AND id_key = $2
                     """, values)
             } else {
-                try connection.execute("""
+                try write("""
                     INSERT INTO todo_rows (table_key, id_key, id, created_at, updated_at, version, deleted, fields)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                     """, values)
             }
         }
         for id in commit.removals {
-            try connection.execute("DELETE FROM todo_rows WHERE table_key = $1 AND id_key = $2", [.text(key), .text(id.lowercased())])
+            try write("DELETE FROM todo_rows WHERE table_key = $1 AND id_key = $2", [.text(key), .text(id.lowercased())])
         }
         guard locksTable else { return }
         var columns = meta.schema.columns
@@ -105,11 +112,14 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
             lastUpdatedAt = max(lastUpdatedAt, row.updatedAt)
             if meta.schema.idType == .autoIncrement, let n = IntegerID.value(ofStored: row.id) { lastID = max(lastID, n) }
         }
-        try connection.execute("""
+        try write("""
             UPDATE todo_tables SET columns = $2, last_updated_at = $3, last_version = GREATEST(last_version, $4), last_id = $5 WHERE key = $1
             """, [.text(key), .jsonb(PostgresTableSchema.columnsJSON(columns)), .int(lastUpdatedAt),
                   .int(Int64(commit.stamp?.version ?? 0)), .int(Int64(lastID))])
     }
+
+    /// At most this many rows' statements travel with the COMMIT.
+    static let statementsWithCommit = 64
 
     /// `jsonb` and `text` cannot hold U+0000 (PostgreSQL refuses it): bad input, said before
     /// anything is written, rather than a database error that reads like an outage.

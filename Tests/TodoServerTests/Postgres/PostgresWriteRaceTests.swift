@@ -122,3 +122,57 @@ import TodoTestSupport
     }
 }
 
+
+/// A write's round trips to PostgreSQL (issue 18 item 6: durable PATCH throughput): its BEGIN goes
+/// with its first statement, and what it writes goes with its COMMIT, since nothing reads the
+/// result of an UPDATE or INSERT but its error (which then fails the COMMIT, and nothing commits).
+@Suite struct PostgresRoundTripTests {
+    @Test func aPatchTakesThreeRoundTrips() throws {
+        let database = try TestDatabase()
+        let store = try PostgresTableStore(config: database.config, connections: 1)
+        defer { store.close() }
+        try store.createTable("t", softDelete: true, idType: .string, columns: [:])
+        func patch(_ id: String, text: String) throws {
+            try store.write("t") { w in
+                let stamp = w.nextStamp()
+                let old = w.row(id: id)
+                w.put(StoredRow(id: id, columns: ["text": .string(text)], createdAt: old?.createdAt ?? stamp.updatedAt,
+                                updatedAt: stamp.updatedAt, version: stamp.version))
+            }
+        }
+        try patch("a", text: "one")
+        let before = try store.pool.withConnection { $0.roundTrips }
+        try patch("a", text: "two")
+        let trips = try store.pool.withConnection { $0.roundTrips } - before
+        #expect(trips == 3, "round trips of one PATCH: \(trips)")
+        #expect(try store.readRow("t", id: "a")?.row?.columns["text"] == .string("two"))
+    }
+
+    /// The losing insert of an id fails at its COMMIT now (unique violation), runs again, and
+    /// then sees the winner's row: still exactly one row and one winner.
+    @Test func aLostInsertFailsAtCommitAndRunsAgain() throws {
+        let database = try TestDatabase()
+        let first = try PostgresTableStore(config: database.config, connections: 1)
+        // Only before the first attempt's COMMIT: the second attempt holds the row that first would lock.
+        let once = Atomic(false)
+        let second = try PostgresTableStore(config: database.config, connections: 1,
+                                            beforeCommit: { if !once.exchange(true, ordering: .relaxed) { _ = try? first.write("t") { w in
+                                                let stamp = w.nextStamp()
+                                                if w.row(id: "x") == nil {
+                                                    w.put(StoredRow(id: "x", columns: ["text": .string("first")], createdAt: stamp.updatedAt,
+                                                                    updatedAt: stamp.updatedAt, version: stamp.version))
+                                                }
+                                            } } })
+        defer { first.close(); second.close() }
+        // The column exists: neither write locks the table's row (which would make them wait for each other).
+        try first.createTable("t", softDelete: true, idType: .string, columns: ["text": .string])
+        let outcome = try second.write("t") { w -> String in
+            let stamp = w.nextStamp()
+            if let found = w.row(id: "x") { return "found \(found.columns["text"]?.stringValue ?? "")" }
+            w.put(StoredRow(id: "x", columns: ["text": .string("second")], createdAt: stamp.updatedAt, updatedAt: stamp.updatedAt, version: stamp.version))
+            return "inserted"
+        }
+        #expect(outcome == "found first")
+        #expect(try first.readRow("t", id: "x")?.row?.columns["text"] == .string("first"))
+    }
+}
