@@ -70,7 +70,7 @@ final class PostgresTableStore: Sendable {
     /// insert that changed nothing creates nothing). A write that loses an insert race (unique
     /// violation) runs again and then sees the other write's row.
     private func run<T>(_ table: String, creating: (softDelete: Bool, idType: TableIDType)?, keepEmpty: Bool = false,
-                        _ body: (inout TableWrite) throws -> T) throws -> T {
+                        readingFirst firstID: String? = nil, _ body: (inout TableWrite) throws -> T) throws -> T {
         guard let key = Self.key(table) else {
             throw StorageError(.invalidTableName, "'\(table)' is not a table name: 1 to 128 characters of [A-Za-z_][A-Za-z0-9_]*")
         }
@@ -78,7 +78,8 @@ final class PostgresTableStore: Sendable {
         var attempt = 1
         while true {
             do {
-                return try attemptWrite(table, key, creating: creating, keepEmpty: keepEmpty, locksTable: locksTable, body)
+                return try attemptWrite(table, key, creating: creating, keepEmpty: keepEmpty, locksTable: locksTable,
+                                        readingFirst: firstID.map(StoredRowKey.init(id:)), body)
             } catch is NeedsTableLock {
                 locksTable = true
             } catch let error as PostgresError where error.isUniqueViolation && attempt < 5 {
@@ -90,7 +91,8 @@ final class PostgresTableStore: Sendable {
     }
 
     private func attemptWrite<T>(_ table: String, _ key: String, creating: (softDelete: Bool, idType: TableIDType)?,
-                                 keepEmpty: Bool, locksTable: Bool, _ body: (inout TableWrite) throws -> T) throws -> T {
+                                 keepEmpty: Bool, locksTable: Bool, readingFirst firstRow: StoredRowKey?,
+                                 _ body: (inout TableWrite) throws -> T) throws -> T {
         var unchanged: T?
         do {
             return try pool.transaction { connection in
@@ -107,7 +109,8 @@ final class PostgresTableStore: Sendable {
                     let tables = try connection.query("SELECT count(*) FROM todo_tables")[0].decode(0, as: Int64.self)
                     try quota.admitTable(table, count: Int(tables) - 1)
                 }
-                let (gate, found) = try PostgresWriteGate.enter(connection, key, lockingTable: locksTable)
+                let (gate, found, firstRead) = try PostgresWriteGate.enter(connection, key, lockingTable: locksTable,
+                                                                           firstRow: firstRow?.lowercased)
                 guard var meta = found else {
                     throw StorageError(.noSuchTable, "no table named '\(table)'")
                 }
@@ -116,6 +119,7 @@ final class PostgresTableStore: Sendable {
                     (meta, locked) = (again, true)
                 }
                 let base = PostgresWriteBase(connection: connection, key: key, meta: meta, gate: gate, locksTable: locked, quota: quota)
+                if let firstRow { try base.prefetched(firstRow, firstRead) }
                 var write = TableWrite(memory: base, counter: base, clock: Clock { gate.now })
                 let result = try body(&write)
                 if let failure = base.failure { throw failure }
@@ -157,6 +161,10 @@ extension PostgresTableStore: TableStore {
 
     func write<T>(_ table: String, _ body: (inout TableWrite) throws -> T) throws -> T {
         try run(table, creating: nil, body)
+    }
+
+    func write<T>(_ table: String, readingFirst id: String, _ body: (inout TableWrite) throws -> T) throws -> T {
+        try run(table, creating: nil, readingFirst: id, body)
     }
 
     func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool, _ body: (inout TableWrite) throws -> T) throws -> T {

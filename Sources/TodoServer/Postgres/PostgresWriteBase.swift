@@ -39,12 +39,18 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
     var lastUpdatedAt: Int64 { meta.lastUpdatedAt }
     var lastID: UInt64 { meta.lastID }
 
+    /// Reads and locks one row of the table (`$1` the table's key, `$2` the row's id key).
+    static let rowSQL = "SELECT \(PostgresTableSchema.rowColumns) FROM todo_rows r WHERE r.table_key = $1 AND r.id_key = $2 FOR UPDATE"
+
+    /// A row read and locked with the gate's entry (`PostgresWriteGate.enter`).
+    func prefetched(_ rowKey: StoredRowKey, _ rows: [PostgresRow]) throws {
+        looked[rowKey] = .some(try rows.first.flatMap { try PostgresTableSchema.row($0, at: 0) })
+    }
+
     func row(key rowKey: StoredRowKey) -> StoredRow? {
         if let known = looked[rowKey] { return known }
         do {
-            let rows = try connection.query(
-                "SELECT \(PostgresTableSchema.rowColumns) FROM todo_rows r WHERE r.table_key = $1 AND r.id_key = $2 FOR UPDATE",
-                [.text(key), .text(rowKey.lowercased)])
+            let rows = try connection.query(Self.rowSQL, [.text(key), .text(rowKey.lowercased)])
             let row = try rows.first.flatMap { try PostgresTableSchema.row($0, at: 0) }
             looked[rowKey] = .some(row)
             return row

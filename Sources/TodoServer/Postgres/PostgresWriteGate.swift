@@ -88,16 +88,21 @@ enum PostgresWriteGate {
     ]
 
     /// Takes the gate and reads the table's meta in one statement; `lockingTable`: its
-    /// `todo_tables` row locked too. Nil meta: no such table.
-    static func enter(_ connection: PostgresConnection, _ tableKey: String,
-                      lockingTable: Bool) throws -> (entry: Entry, meta: PostgresTableSchema.Meta?) {
+    /// `todo_tables` row locked too. Nil meta: no such table. `firstRow`: an id key whose row is
+    /// then read and locked (`PostgresWriteBase.rowSQL`) in the same round trip, after the gate.
+    static func enter(_ connection: PostgresConnection, _ tableKey: String, lockingTable: Bool,
+                      firstRow: String? = nil) throws -> (entry: Entry, meta: PostgresTableSchema.Meta?, firstRow: [PostgresRow]) {
         let sql = lockingTable
             ? "SELECT g.now_ms, g.version, \(PostgresTableSchema.metaColumns) FROM todo_write_gate($1) g, todo_tables t WHERE t.key = $2 FOR UPDATE OF t"
             : "SELECT g.now_ms, g.version, \(PostgresTableSchema.metaColumns) FROM todo_write_gate($1) g LEFT JOIN todo_tables t ON t.key = $2"
-        guard let row = try connection.query(sql, [.int(key(tableKey)), .text(tableKey)]).first else { return (Entry(now: 0, version: 0), nil) }
+        var statements: [(sql: String, parameters: [PostgresValue])] = [(sql, [.int(key(tableKey)), .text(tableKey)])]
+        if let firstRow { statements.append((PostgresWriteBase.rowSQL, [.text(tableKey), .text(firstRow)])) }
+        let results = try connection.runPipeline(statements)
+        let rowRead = results.count > 1 ? results[1].rows : []
+        guard let row = results[0].rows.first else { return (Entry(now: 0, version: 0), nil, rowRead) }
         let entry = Entry(now: try row.decode(0), version: UInt64(try row.decode(1, as: Int64.self)))
-        guard try row.decode(2, as: String?.self) != nil else { return (entry, nil) }
-        return (entry, try PostgresTableSchema.meta(row, at: 2))
+        guard try row.decode(2, as: String?.self) != nil else { return (entry, nil, rowRead) }
+        return (entry, try PostgresTableSchema.meta(row, at: 2), rowRead)
     }
 
     /// Waits until the database's clock has passed `stamp` (see the type's comment), just before

@@ -23,7 +23,7 @@ extension TableService {
             throw .badRequest("The table '\(c.table.name)' hands out its ids (autoIncrement): leave 'id' out of an insert, or send null.")
         }
         let columns = try c.ownership.columns(body.columns, table: c.table.name, inserting: true)
-        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: integerIDs ? nil : body.id) { w throws(ServiceError) -> WriteOutcome in
             let id: String
             if integerIDs {
                 guard let next = w.nextID() else {
@@ -81,7 +81,7 @@ extension TableService {
             id = bodyID
         }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: id) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
             if columns.isEmpty { return .unchanged(row) }
@@ -104,7 +104,7 @@ extension TableService {
     func delete(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let soft = c.table.softDelete
-        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: id) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             let stamp = w.nextStamp()
@@ -133,7 +133,7 @@ extension TableService {
         }
         guard c.table.softDelete else { throw .badRequest("The table '\(c.table.name)' does not keep deleted items, so nothing can be undeleted.") }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let (outcome, schema) = try write(c) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: id) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             guard row.deleted else { return .unchanged(row) }
@@ -193,7 +193,8 @@ extension TableService {
     /// Runs a conditional write; storage failures become 503 (nothing was acknowledged). Returns
     /// the outcome with the schema as the write left it, for rendering the outcome's row. An insert
     /// into a table that does not exist yet (dynamic tables) creates it with this write.
-    func write(_ c: RequestContext, _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome)
+    /// `id`: the row the body reads first, when known before it runs.
+    func write(_ c: RequestContext, readingFirst id: String? = nil, _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome)
         throws(ServiceError) -> (outcome: WriteOutcome, schema: TableSchema)
     {
         let run = { (w: inout TableWrite) throws -> (outcome: WriteOutcome, schema: TableSchema) in
@@ -202,6 +203,7 @@ extension TableService {
         }
         do {
             if c.table.isNew { return try storage.write(c.table.name, creatingWithSoftDelete: c.table.softDelete, run) }
+            if let id { return try storage.write(c.table.name, readingFirst: id, run) }
             return try storage.write(c.table.name, run)
         } catch let e as ServiceError {
             throw e

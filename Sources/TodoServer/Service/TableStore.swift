@@ -22,6 +22,10 @@ protocol TableStore: AnyObject, Sendable {
     /// table interleaves between what `body` reads and what it writes.
     func write<T>(_ table: String, _ body: (inout TableWrite) throws -> T) throws -> T
 
+    /// `write` of a body that reads the row `id` first (an update, a delete, an insert of a given
+    /// id): a database backend reads and locks it in the round trip that starts the write.
+    func write<T>(_ table: String, readingFirst id: String, _ body: (inout TableWrite) throws -> T) throws -> T
+
     /// `write`, creating the table with this write when it does not exist (dynamic tables): the
     /// table appears with the write's changes, and not at all when `body` throws or changes nothing.
     func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool, _ body: (inout TableWrite) throws -> T) throws -> T
@@ -51,5 +55,11 @@ extension TableStorage: TableStore {
 
     func location(of table: String) -> String {
         "its log (\(directory)/\(table.lowercased()).log)"
+    }
+}
+
+extension TableStore {
+    func write<T>(_ table: String, readingFirst id: String, _ body: (inout TableWrite) throws -> T) throws -> T {
+        try write(table, body)
     }
 }
