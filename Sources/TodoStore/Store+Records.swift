@@ -27,6 +27,11 @@ extension Store {
         try tables().first { TableName.same($0, name) }
     }
 
+    /// The last local changes `todo undo` can take back; empty when none was recorded.
+    public func undoLog() throws(StoreError) -> UndoLog {
+        try decode(StoreLayout.undoFile, UndoLog.init(json:)) ?? UndoLog()
+    }
+
     public func tableConfig(_ table: String) throws(StoreError) -> TableConfig? {
         try decode(layout.tableConfig(table), TableConfig.init(json:))
     }

@@ -17,6 +17,8 @@ public struct StoreLayout: Sendable {
     public static let stateFile = "state.json"
     public static let lockFile = "lock"
     public static let journalFile = "journal.json"
+    /// The last local changes, for `todo undo` (`UndoLog`).
+    public static let undoFile = "undo.json"
     public static let tablesDirectory = "tables"
     public static let operationsDirectory = "operations"
     public static let conflictsDirectory = "conflicts"
