@@ -32,6 +32,11 @@ extension Store {
         try decode(StoreLayout.undoFile, UndoLog.init(json:)) ?? UndoLog()
     }
 
+    /// The remote's tables at the last `pull --all-tables`, or nil when it never listed them.
+    public func serverTables() throws(StoreError) -> ServerTableList? {
+        try decode(StoreLayout.serverTablesFile, ServerTableList.init(json:))
+    }
+
     public func tableConfig(_ table: String) throws(StoreError) -> TableConfig? {
         try decode(layout.tableConfig(table), TableConfig.init(json:))
     }

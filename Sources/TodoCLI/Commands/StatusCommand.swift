@@ -58,6 +58,8 @@ struct StatusReport {
     /// Tables with no stored query whose items came from the server (a pull with `--filter`
     /// alone, or a query removed since): they were pulled, so status must not say "never".
     var pulledWithoutQuery: [String] = []
+    /// Tables the remote listed at the last `pull --all-tables` that the replica does not track.
+    var untracked: (tables: [String], listedAt: String)?
 
     static func load(_ store: Store, table: String?, withOperations: Bool) throws(StoreError) -> StatusReport {
         let names = try store.operationNames().filter { table == nil || $0.table == table }
@@ -76,9 +78,15 @@ struct StatusReport {
                 pulledWithoutQuery.append(config.name)
             }
         }
-        return StatusReport(config: try store.config(), pending: names, operations: ops,
+        let config = try store.config()
+        var untracked: (tables: [String], listedAt: String)? = nil
+        if table == nil, let list = try store.serverTables(), list.remote == config.remote {
+            untracked = (list.untracked(by: try store.tables()), list.listedAt)
+        }
+        return StatusReport(config: config, pending: names, operations: ops,
                             conflicts: try store.conflicts().filter { table == nil || $0.table == table }, tables: tables,
-                            handEdits: try store.handEdits(table: table), pulledWithoutQuery: pulledWithoutQuery)
+                            handEdits: try store.handEdits(table: table), pulledWithoutQuery: pulledWithoutQuery,
+                            untracked: untracked)
     }
 
     /// Operations that a push would skip: their item has an open conflict.
@@ -124,7 +132,12 @@ struct StatusReport {
             }
             return .object(o)
         }
-        return ["remote": remote, "pending": .array(pendingJSON), "conflicts": .array(conflictsJSON), "tables": .array(tablesJSON),
-                "editedByHand": .array(editedJSON)]
+        var o: JSONValue = ["remote": remote, "pending": .array(pendingJSON), "conflicts": .array(conflictsJSON), "tables": .array(tablesJSON),
+                            "editedByHand": .array(editedJSON)]
+        if let untracked, case .object(var fields) = o {
+            fields["untrackedServerTables"] = ["tables": .array(untracked.tables.map { .string($0) }), "listedAt": .string(untracked.listedAt)]
+            o = .object(fields)
+        }
+        return o
     }
 }

@@ -64,6 +64,11 @@ enum StatusRenderer {
                 lines.append("  \(table)  pulled, but no query is stored (a pull with --filter alone, or a query removed); 'todo pull' stores 'default'")
             }
         }
+        if let untracked = r.untracked, !untracked.tables.isEmpty {
+            lines.append("")
+            lines.append("On the server, not tracked here: \(untracked.tables.joined(separator: ", ")) (listed at \(untracked.listedAt))")
+            lines.append("  (use \"todo pull --all-tables\" to pull them, \"todo pull --table \(untracked.tables[0])\" for one)")
+        }
         let hard = r.tables.filter(\.hardDelete).map(\.name)
         if !hard.isEmpty {
             lines.append("")

@@ -135,7 +135,11 @@ enum SyncRunner {
         if args.value("--query-id") != nil || filter != nil, let table = args.value("--table"), let p = TableName.problem(table) {
             throw .usage(p, command: command)
         }
-        return PullEngine.Options(table: args.value("--table"), queryID: queryID, filter: filter, full: args.has("--full"))
+        if args.has("--all-tables"), let other = ["--table", "--query-id", "--filter"].first(where: { args.value($0) != nil }) {
+            throw .usage("--all-tables pulls every table; it does not take \(other)", command: command)
+        }
+        return PullEngine.Options(table: args.value("--table"), queryID: queryID, filter: filter, full: args.has("--full"),
+                                  allTables: args.has("--all-tables"))
     }
 
     /// The command that settles the open conflicts, read after the run (nil when none are open).
