@@ -4,7 +4,7 @@ enum CommandTable {
         InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
         DoneCommand.self, UndoneCommand.self, RemoveCommand.self, UndoCommand.self, StatusCommand.self, LogCommand.self,
         DiffCommand.self, RemoteCommand.self, CloneCommand.self, PushCommand.self, PullCommand.self,
-        SyncCommand.self, ResolveCommand.self, PurgeCommand.self, TableCommand.self, QueryCommand.self, DoctorCommand.self, CompletionCommand.self,
+        SyncCommand.self, ResolveCommand.self, PurgeCommand.self, TableCommand.self, QueryCommand.self, DoctorCommand.self, CompletionCommand.self, ManCommand.self,
     ]
 
     static func find(_ name: String) -> (any Command.Type)? {

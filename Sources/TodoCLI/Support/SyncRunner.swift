@@ -55,7 +55,9 @@ enum SyncRunner {
         return report
     }
 
-    static func pull(_ store: Store, _ ctx: CommandContext, options: PullEngine.Options, json: Bool) throws(CLIError) -> PullReport {
+    /// `printStop: false` leaves the stop's lines to the caller (`clone`, whose hint differs).
+    static func pull(_ store: Store, _ ctx: CommandContext, options: PullEngine.Options, json: Bool,
+                     printStop: Bool = true) throws(CLIError) -> PullReport {
         let (client, _, config) = try RemoteAccess.client(store, ctx)
         defer { client.transport.close() }
         let report: PullReport
@@ -78,7 +80,7 @@ enum SyncRunner {
                 ctx.console.err("error: \(q.table) query '\(q.queryID ?? "(one-off)")': \(rejected)")
             }
         }
-        if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull") { ctx.console.err(line) } }
+        if printStop, let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull") { ctx.console.err(line) } }
         return report
     }
 

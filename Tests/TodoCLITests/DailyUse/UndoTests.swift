@@ -80,6 +80,23 @@ import TodoTestSupport
         #expect(cli.run("doctor").code == 0)
     }
 
+    /// The built binary, as a user types it: a typo'd edit, then undo.
+    @Test func theBuiltTodoUndoesATypo() {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        Fixtures.copy("Stores/synced", to: dir.path)
+        let todo = "'\(ProcessTests.binary)'"
+        let r = ProcessTests.sh("\(todo) edit d2a1 --text 'Pay rnet' && \(todo) undo && \(todo) status --short", in: dir.path)
+        #expect(r.code == 0, "\(r)")
+        #expect(r.out.hasSuffix("""
+            undid 'todo edit d2a1' (\(r.out.split(separator: "(")[2].prefix(24)))
+              text: "Pay rnet" -> "Pay rent"
+              pending update #1 dropped
+            ## http://127.0.0.1:8080 (mobile-apps)
+
+            """), "\(r)")
+    }
+
     @Test func aChangeThatWasSentOrChangedSinceIsNotUndone() throws {
         let (dir, cli) = Self.synced()
         defer { dir.remove() }
