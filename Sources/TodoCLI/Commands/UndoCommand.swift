@@ -47,7 +47,7 @@ struct UndoCommand: Command {
         if let item = last.before.item { tx.putItem(item, table: last.table) } else { tx.removeItem(table: last.table, id: last.id) }
         let undone = last.after.item?.fields ?? [:]
         let lost = last.after.item == nil ? [:] : OperationLog.replacedValues(old: undone, new: last.before.item?.fields ?? [:])
-        tx.addReceipt(Receipt(at: ctx.clock.nowText(), decision: .undo, rule: "undo \(last.command)", table: last.table, id: last.id,
+        tx.addReceipt(Receipt(at: ctx.clock.nowText(), decision: .undo, rule: last.command, table: last.table, id: last.id,
                               operation: last.after.operations.last?.reference, kept: last.before.item, lost: ["client": lost],
                               note: "'todo \(last.command)' of \(last.at) taken back"))
         tx.putUndoLog(UndoLog(records: Array(log.records.dropLast())))
