@@ -49,13 +49,15 @@ import TodoTestSupport
         #expect(cli.run("doctor").code == 0)
     }
 
-    @Test func undoOfAnAddRemovesItAndUndoOfRmBringsItBack() {
+    @Test func undoOfAnAddRemovesItAndUndoOfRmBringsItBack() throws {
         let (dir, cli) = Self.synced()
         defer { dir.remove() }
         #expect(cli.run("add", "milk", "--id", "m1").code == 0)
         #expect(cli.run("rm", Self.rent).code == 0)
-        let rm = cli.run("undo")
-        #expect(rm.out == "undid 'todo rm d2a1' (2024-05-01T09:00:02.000Z)\n  the item is back\n  pending delete #2 dropped\n", "\(rm)")
+        let rm = cli.run("undo", "--json")
+        let json = try #require(try? JSONValue.parse(Array(rm.out.utf8)))
+        #expect(json["command"] == "rm" && json["id"]?.stringValue == Self.rent && json["table"] == "todoitem", "\(rm)")
+        #expect(json["after"]?["item"] == .null && json["before"]?["item"]?["text"] == "Pay rent", "\(rm)")
         #expect(cli.run("show", Self.rent).code == 0)
         let add = cli.run("undo")
         #expect(add.out == "undid 'todo add m1' (2024-05-01T09:00:01.000Z)\n  the item is gone again\n  pending insert #1 dropped\n", "\(add)")
