@@ -2,9 +2,9 @@
 enum CommandTable {
     nonisolated(unsafe) static let all: [any Command.Type] = [
         InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
-        DoneCommand.self, UndoneCommand.self, RemoveCommand.self, StatusCommand.self, LogCommand.self,
+        DoneCommand.self, UndoneCommand.self, RemoveCommand.self, UndoCommand.self, StatusCommand.self, LogCommand.self,
         DiffCommand.self, RemoteCommand.self, CloneCommand.self, PushCommand.self, PullCommand.self,
-        SyncCommand.self, ResolveCommand.self, PurgeCommand.self, TableCommand.self, QueryCommand.self, DoctorCommand.self, CompletionCommand.self,
+        SyncCommand.self, ResolveCommand.self, PurgeCommand.self, TableCommand.self, QueryCommand.self, DoctorCommand.self, CompletionCommand.self, ManCommand.self,
     ]
 
     static func find(_ name: String) -> (any Command.Type)? {

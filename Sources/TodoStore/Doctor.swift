@@ -107,8 +107,10 @@ public struct Doctor {
                                               + "run: chmod 600 '\(store.layout.absolute(secret.name))'"))
             }
         }
+        _ = attempt(StoreLayout.undoFile) { () throws(StoreError) in try store.undoLog() }
+        _ = attempt(StoreLayout.serverTablesFile) { () throws(StoreError) in try store.serverTables() }
         let known: Set<String> = [StoreLayout.formatFile, StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile,
-                                  SecretFile.appKey.name, SecretFile.authToken.name,
+                                  SecretFile.appKey.name, SecretFile.authToken.name, StoreLayout.undoFile, StoreLayout.serverTablesFile,
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                   StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory, StoreLayout.cacheDirectory]
         for name in entries("") where !known.contains(name) {

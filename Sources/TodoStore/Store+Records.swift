@@ -27,6 +27,16 @@ extension Store {
         try tables().first { TableName.same($0, name) }
     }
 
+    /// The last local changes `todo undo` can take back; empty when none was recorded.
+    public func undoLog() throws(StoreError) -> UndoLog {
+        try decode(StoreLayout.undoFile, UndoLog.init(json:)) ?? UndoLog()
+    }
+
+    /// The remote's tables at the last `pull --all-tables`, or nil when it never listed them.
+    public func serverTables() throws(StoreError) -> ServerTableList? {
+        try decode(StoreLayout.serverTablesFile, ServerTableList.init(json:))
+    }
+
     public func tableConfig(_ table: String) throws(StoreError) -> TableConfig? {
         try decode(layout.tableConfig(table), TableConfig.init(json:))
     }

@@ -86,7 +86,7 @@ struct StoreSurvey {
         if fs.fileExists(store.layout.absolute(StoreLayout.stateFile)) {
             do throws(StoreError) { state = .success(try store.state()) } catch { state = .failure(error) }
         }
-        let initFiles: Set<String> = [StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile, StoreLayout.journalFile,
+        let initFiles: Set<String> = [StoreLayout.configFile, StoreLayout.stateFile, StoreLayout.lockFile, StoreLayout.journalFile, StoreLayout.undoFile, StoreLayout.serverTablesFile,
                                       SecretFile.appKey.name, SecretFile.authToken.name, SecretFile.gitignore,
                                       StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                       StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory, StoreLayout.cacheDirectory]

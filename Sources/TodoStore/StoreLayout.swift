@@ -17,6 +17,10 @@ public struct StoreLayout: Sendable {
     public static let stateFile = "state.json"
     public static let lockFile = "lock"
     public static let journalFile = "journal.json"
+    /// The last local changes, for `todo undo` (`UndoLog`).
+    public static let undoFile = "undo.json"
+    /// The remote's tables at the last `pull --all-tables` (`ServerTableList`).
+    public static let serverTablesFile = "server-tables.json"
     public static let tablesDirectory = "tables"
     public static let operationsDirectory = "operations"
     public static let conflictsDirectory = "conflicts"

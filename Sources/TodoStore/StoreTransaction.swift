@@ -65,6 +65,8 @@ public struct StoreTransaction {
     public mutating func removeConflict(table: String, id: String) { remove(layout.conflict(table, id)) }
     public mutating func putTableConfig(_ t: TableConfig) { put(layout.tableConfig(t.name), t.json) }
     public mutating func putConfig(_ c: ReplicaConfig) { put(StoreLayout.configFile, c.json) }
+    public mutating func putUndoLog(_ log: UndoLog) { put(StoreLayout.undoFile, log.json) }
+    public mutating func putServerTables(_ list: ServerTableList) { put(StoreLayout.serverTablesFile, list.json) }
 
     /// Numbers the receipt from the never-reused counter and stages it.
     @discardableResult

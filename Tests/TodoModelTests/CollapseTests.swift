@@ -67,11 +67,39 @@ import Testing
     @Test(arguments: [
         (PendingOperation.Kind.insert, ChangeRefusal.alreadyQueuedForInsertion("x")),
         (.update, .alreadyExists("x")),
-        (.delete, .queuedForDeletion("x")),
     ])
     func insertAfterAnyPendingOperationIsRefused(kind: PendingOperation.Kind, refusal: ChangeRefusal) {
         let item: Item? = kind == .delete ? nil : Self.server
         #expect(throws: refusal) { try Self.record(.insert(Self.newItem), Self.history(item: item, ops: [Self.op(kind)])) }
+    }
+
+    /// Issue 19 item 3: after `rm`, adding the same id again works. The server still has the row,
+    /// so the unsent delete becomes an update in place (same sequence, same base).
+    @Test func deletePlusInsertBecomesAnUpdateOfTheServerCopy() throws {
+        let pending = Self.op(.delete)
+        let plan = try Self.record(.insert(Self.newItem), Self.history(item: nil, ops: [pending]))
+        #expect(plan.outcome == .collapsed(rule: "delete+insert", sequence: 5))
+        #expect(plan.writes.count == 1 && plan.writes[0].kind == .update && plan.writes[0].sequence == 5)
+        #expect(plan.writes[0].base == Self.server && plan.writes[0].item.fields == Self.newItem.fields)
+        #expect(plan.removals == [pending], "the delete's file goes (its name holds the kind)")
+        #expect(plan.item?.fields == Self.newItem.fields && plan.item?.system.version == "v1")
+        #expect(plan.receipts.count == 1 && plan.receipts[0].rule == "delete+insert")
+        #expect(plan.receipts[0].lost["client"] == ["text": "a"])
+        #expect(plan.nextSequence == 9)
+    }
+
+    @Test func deletePlusInsertOfTheSameFieldsLeavesNothingToPush() throws {
+        let pending = Self.op(.delete)
+        let plan = try Self.record(.insert(Item(id: "X", fields: Self.server.fields)), Self.history(item: nil, ops: [pending]))
+        #expect(plan.outcome == .collapsed(rule: "delete+insert", sequence: nil))
+        #expect(plan.writes.isEmpty && plan.removals == [pending])
+        #expect(plan.item == Self.server, "back to the server copy, under its own spelling")
+    }
+
+    @Test func insertBehindASealedDeleteIsRefused() {
+        #expect(throws: ChangeRefusal.queuedForDeletion("x")) {
+            try Self.record(.insert(Self.newItem), Self.history(item: nil, ops: [Self.op(.delete, sealed: true)]))
+        }
     }
 
     @Test func insertPlusUpdateIsAnInsertWithTheNewCopy() throws {
@@ -175,7 +203,7 @@ import Testing
 
     @Test func refusalMessagesAreTheSpecs() {
         #expect(ChangeRefusal.conflictOpen("x").message == "item x has an unresolved conflict; run 'todo resolve x'")
-        #expect(ChangeRefusal.queuedForDeletion("x").message == "item x is queued for deletion; push first")
+        #expect(ChangeRefusal.queuedForDeletion("x").message == "item x is queued for deletion and may already be on the server; push first")
         #expect(ChangeRefusal.alreadyExists("x").message == "item x already exists")
         #expect(ChangeRefusal.noSuchItem("x").message == "no such item x")
     }

@@ -18,14 +18,18 @@ extension SimRun {
         let arg = spelled(id)
 
         guard before != nil else {
-            // Absent here: add it. Refused while a delete is queued or a conflict is open (§3.2, §3.4).
+            // Absent here: add it. Refused while a conflict is open (§3.2), or behind a delete a
+            // push may have sent (sealed); behind an unsent delete the add becomes an update of
+            // the server's row (issue 19 item 3: `delete+insert`), whose base is the delete's.
             let text = "\(replica.name)-t\(nextValue())", priority = nextValue()
-            let refused = inConflict || ops.last?["kind"]?.stringValue == "delete"
+            let pendingDelete = ops.last?["kind"]?.stringValue == "delete"
+            let refused = inConflict || (pendingDelete && ops.last?["attempted"]?.boolValue == true)
+            let base = pendingDelete ? userFields(ops.last?["base"]?.objectValue) : nil
             let result = run(r, ["add", text, "--id", arg, "--set", "priority=\(priority)"], expect: refused ? [1] : [0])
             guard result.code == 0 else { return }
             ledger.adds.append((r, key, step))
-            record(r, key, "text", .string(text), previous: nil, "add")
-            record(r, key, "priority", .number(Double(priority)), previous: nil, "add")
+            record(r, key, "text", .string(text), previous: base?["text"], "add")
+            record(r, key, "priority", .number(Double(priority)), previous: base?["priority"], "add")
             return
         }
         let expect: Set<Int32> = inConflict ? [1] : [0]

@@ -40,16 +40,19 @@ struct CloneCommand: Command {
         // 'todo pull' finishes it, without fetching those pages again.
         let report: PullReport
         do {
-            report = try SyncRunner.pull(store, ctx, options: PullEngine.Options(), json: args.has("--json"))
+            report = try SyncRunner.pull(store, ctx, options: PullEngine.Options(), json: args.has("--json"), printStop: false)
         } catch {
             takeBack(store, root: root, folder: folderExisted ? nil : folder, ctx)
             throw error
         }
-        if report.stop != nil {
+        if let stop = report.stop {
             if report.queries.allSatisfy({ $0.pages == 0 }) {
+                // Not the pull's "run 'todo pull' again": there is no replica left to pull into.
+                ctx.console.err("error: \(stop.message)")
                 takeBack(store, root: root, folder: folderExisted ? nil : folder, ctx)
                 ctx.console.err("hint: nothing was pulled, so the clone was taken back (\(folderExisted ? root : folder) removed); check the URL, then run the clone again")
             } else {
+                for line in SyncRenderer.stopLines(stop, command: "pull") { ctx.console.err(line) }
                 ctx.console.err("hint: the replica is in \(root); run 'todo pull' there to finish")
             }
         }

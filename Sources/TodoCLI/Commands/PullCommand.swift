@@ -4,7 +4,7 @@ import TodoSync
 struct PullCommand: Command {
     static let name = "pull"
     static let summary = "bring the remote's changes into the replica"
-    static let usage = "pull [--table NAME] [--query-id ID] [--filter ODATA] [--full] [--verify] [--json]"
+    static let usage = "pull [--table NAME] [--query-id ID] [--filter ODATA] [--full] [--all-tables] [--verify] [--json]"
     static let discussion = """
         Pulls every stored query of every table (a table without one gets the query 'default'),
         from each query's delta token, page by page; each page is committed with its token, so an
@@ -16,6 +16,10 @@ struct PullCommand: Command {
         the same version (items, bases of pending operations, server copies in conflicts); a copy
         that differs is replaced by the server's row, with a receipt that keeps the replaced
         values. Nothing else changes.
+        --all-tables first asks the server for its tables (GET /tables, which todo-server answers)
+        and also pulls each one this replica does not track yet, such as a table created on the
+        server after the clone; 'todo status' then names the listed tables that are not tracked. A
+        server that cannot list its tables gets a warning, and the tracked tables are pulled.
         Exit status: 0 done, 3 conflicts open, 4 network or authentication, 1 a query refused.
         """
     static let options: [OptionSpec] = [
@@ -23,6 +27,7 @@ struct PullCommand: Command {
         OptionSpec("--query-id", .value("ID"), "the query to pull (stored with its filter)"),
         OptionSpec("--filter", .value("ODATA"), "an OData $filter, e.g. \"complete eq false\""),
         OptionSpec("--full", .flag, "ignore the stored tokens and pull from the beginning"),
+        OptionSpec("--all-tables", .flag, "also pull every table the server lists that is not tracked here"),
         OptionSpec("--verify", .flag, "check the replica's copies against the server's rows of the same version, and repair them"),
         .json,
     ]
@@ -30,7 +35,7 @@ struct PullCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
         if args.has("--verify") {
-            if let other = ["--query-id", "--filter", "--full"].first(where: { args.has($0) || args.value($0) != nil }) {
+            if let other = ["--query-id", "--filter", "--full", "--all-tables"].first(where: { args.has($0) || args.value($0) != nil }) {
                 throw .usage("--verify reads the whole table; it does not take \(other)", command: name)
             }
             let store = try StoreAccess.open(ctx, writable: true, command: name)

@@ -55,6 +55,11 @@ struct StatusReport {
     var short = TableShortIDs()
     /// The command that settles the open conflicts (`ResolveHint`).
     var resolveHint: String?
+    /// Tables with no stored query whose items came from the server (a pull with `--filter`
+    /// alone, or a query removed since): they were pulled, so status must not say "never".
+    var pulledWithoutQuery: [String] = []
+    /// Tables the remote listed at the last `pull --all-tables` that the replica does not track.
+    var untracked: (tables: [String], listedAt: String)?
 
     static func load(_ store: Store, table: String?, withOperations: Bool) throws(StoreError) -> StatusReport {
         let names = try store.operationNames().filter { table == nil || $0.table == table }
@@ -65,12 +70,23 @@ struct StatusReport {
             ops = loaded
         }
         var tables: [TableConfig] = []
+        var pulledWithoutQuery: [String] = []
         for t in try store.tables() where table == nil || t == table {
-            if let config = try store.tableConfig(t) { tables.append(config) }
+            guard let config = try store.tableConfig(t) else { continue }
+            tables.append(config)
+            if config.queries.isEmpty, try store.itemFiles(table: t).contains(where: { $0.item.system.version != nil }) {
+                pulledWithoutQuery.append(config.name)
+            }
         }
-        return StatusReport(config: try store.config(), pending: names, operations: ops,
+        let config = try store.config()
+        var untracked: (tables: [String], listedAt: String)? = nil
+        if table == nil, let list = try store.serverTables(), list.remote == config.remote {
+            untracked = (list.untracked(by: try store.tables()), list.listedAt)
+        }
+        return StatusReport(config: config, pending: names, operations: ops,
                             conflicts: try store.conflicts().filter { table == nil || $0.table == table }, tables: tables,
-                            handEdits: try store.handEdits(table: table))
+                            handEdits: try store.handEdits(table: table), pulledWithoutQuery: pulledWithoutQuery,
+                            untracked: untracked)
     }
 
     /// Operations that a push would skip: their item has an open conflict.
@@ -116,7 +132,12 @@ struct StatusReport {
             }
             return .object(o)
         }
-        return ["remote": remote, "pending": .array(pendingJSON), "conflicts": .array(conflictsJSON), "tables": .array(tablesJSON),
-                "editedByHand": .array(editedJSON)]
+        var o: JSONValue = ["remote": remote, "pending": .array(pendingJSON), "conflicts": .array(conflictsJSON), "tables": .array(tablesJSON),
+                            "editedByHand": .array(editedJSON)]
+        if let untracked, case .object(var fields) = o {
+            fields["untrackedServerTables"] = ["tables": .array(untracked.tables.map { .string($0) }), "listedAt": .string(untracked.listedAt)]
+            o = .object(fields)
+        }
+        return o
     }
 }

@@ -53,13 +53,21 @@ enum StatusRenderer {
         }
         let queries = r.tables.flatMap { t in t.queries.keys.sorted().map { (t.name, $0, t.queries[$0]!) } }
         lines.append("")
-        if queries.isEmpty {
+        if queries.isEmpty && r.pulledWithoutQuery.isEmpty {
             lines.append("Never pulled.")
         } else {
             lines.append("Last pull:")
             for (table, id, q) in queries {
-                lines.append("  \(table)/\(id)  \(q.lastPullAt ?? "never")\(q.filter.map { "  filter: \($0)" } ?? "")")
+                lines.append("  \(table)/\(id)  \(lastPull(q))\(q.filter.map { "  filter: \($0)" } ?? "")")
             }
+            for table in r.pulledWithoutQuery {
+                lines.append("  \(table)  pulled, but no query is stored (a pull with --filter alone, or a query removed); 'todo pull' stores 'default'")
+            }
+        }
+        if let untracked = r.untracked, !untracked.tables.isEmpty {
+            lines.append("")
+            lines.append("On the server, not tracked here: \(untracked.tables.joined(separator: ", ")) (listed at \(untracked.listedAt))")
+            lines.append("  (use \"todo pull --all-tables\" to pull them, \"todo pull --table \(untracked.tables[0])\" for one)")
         }
         let hard = r.tables.filter(\.hardDelete).map(\.name)
         if !hard.isEmpty {
@@ -69,6 +77,12 @@ enum StatusRenderer {
             lines.append("  (use \"todo purge --table T\" then \"todo pull\" to drop them)")
         }
         return lines
+    }
+
+    /// When a query was last pulled to its end; a pull cut short keeps its token but has no time yet.
+    static func lastPull(_ q: TableConfig.Query) -> String {
+        if let at = q.lastPullAt { return at }
+        return q.token == nil ? "never" : "not finished: stopped partway; 'todo pull' resumes it from its token"
     }
 
     /// One line per operation and conflict: `I|U|D|C  table  short-id`, like `git status -s`.

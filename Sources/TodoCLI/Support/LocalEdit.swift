@@ -12,6 +12,8 @@ struct LocalEdit {
     /// Edits made outside todo to the item's files: a change refuses to build on them
     /// (`begin`); `edit --adopt` and `--discard` settle them (`HandEditCommands`).
     let handEdits: [HandEdit]
+    /// The command, for `todo undo` to name it (`UndoRecord.command`).
+    var command = "edit"
 
     /// Opens the store for writing and loads what the rules need. `id` nil means a new item
     /// (`add`), whose id is resolved by the caller. Refuses an item whose files were edited by
@@ -33,7 +35,7 @@ struct LocalEdit {
         let history: ItemHistory
         do { history = try store.history(table: table, id: id) } catch { throw .store(error) }
         if !settling && !log.all.isEmpty { throw StoreAccess.refuse(log.all) }
-        return LocalEdit(store: store, table: table, id: id, history: history, handEdits: log.all)
+        return LocalEdit(store: store, table: table, id: id, history: history, handEdits: log.all, command: command)
     }
 
     /// Applies the rules and commits. Refusals change nothing and exit 1.
@@ -61,8 +63,21 @@ struct LocalEdit {
         do { existing = try store.resolveTable(table) } catch { throw .store(error) }
         if existing == nil { tx.putTableConfig(TableConfig(name: table)) }
         tx.apply(plan, table: table, id: id)
+        try recordUndo(plan, &tx, ctx)
         try StoreAccess.commit(tx, store, ctx)
         return plan
+    }
+
+    /// Keeps the item's state before and after the change in `undo.json`, in the change's own
+    /// commit, so that `todo undo` can put the state before back (`UndoRecord`).
+    private func recordUndo(_ plan: ChangePlan, _ tx: inout StoreTransaction, _ ctx: CommandContext) throws(CLIError) {
+        let log: UndoLog
+        do { log = try store.undoLog() } catch { throw .store(error) }
+        let replaced = Set(plan.removals.map(\.sequence)).union(plan.writes.map(\.sequence))
+        let after = ItemState(item: plan.item, operations: history.operations.filter { !replaced.contains($0.sequence) } + plan.writes)
+        let record = UndoRecord(command: command, at: ctx.clock.nowText(), table: table, id: history.item?.id ?? plan.item?.id ?? id,
+                                before: ItemState(item: history.item, operations: history.operations), after: after)
+        tx.putUndoLog(log.adding(record))
     }
 
     /// The item's short id as `list` shows it, found against the one id closest to it (a failed

@@ -25,8 +25,11 @@ enum StoreAccess {
         if let existing { return existing }
         if create { return requested }
         let tables = (try? store.tables()) ?? []
+        let here = "tables here: \(tables.isEmpty ? "none" : tables.joined(separator: ", "))"
+        // A table made on the server after the clone is not here until a pull brings it.
+        guard config.remote != nil else { throw CLIError(.failure, "no table '\(requested)' in this replica", hint: "\(here); 'todo add --table \(requested)' creates it") }
         throw CLIError(.failure, "no table '\(requested)' in this replica",
-                       hint: "tables here: \(tables.isEmpty ? "none" : tables.joined(separator: ", ")); 'todo add --table \(requested)' creates it")
+                       hint: "\(here); if the server has it, 'todo pull --table \(requested)' brings it ('todo pull --all-tables' brings every table the server has); 'todo add --table \(requested)' creates it")
     }
 
     /// Finds the item an argument names: its exact id (ignoring case), else a unique prefix of an

@@ -55,7 +55,9 @@ enum SyncRunner {
         return report
     }
 
-    static func pull(_ store: Store, _ ctx: CommandContext, options: PullEngine.Options, json: Bool) throws(CLIError) -> PullReport {
+    /// `printStop: false` leaves the stop's lines to the caller (`clone`, whose hint differs).
+    static func pull(_ store: Store, _ ctx: CommandContext, options: PullEngine.Options, json: Bool,
+                     printStop: Bool = true) throws(CLIError) -> PullReport {
         let (client, _, config) = try RemoteAccess.client(store, ctx)
         defer { client.transport.close() }
         let report: PullReport
@@ -78,7 +80,7 @@ enum SyncRunner {
                 ctx.console.err("error: \(q.table) query '\(q.queryID ?? "(one-off)")': \(rejected)")
             }
         }
-        if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull") { ctx.console.err(line) } }
+        if printStop, let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull") { ctx.console.err(line) } }
         return report
     }
 
@@ -135,7 +137,11 @@ enum SyncRunner {
         if args.value("--query-id") != nil || filter != nil, let table = args.value("--table"), let p = TableName.problem(table) {
             throw .usage(p, command: command)
         }
-        return PullEngine.Options(table: args.value("--table"), queryID: queryID, filter: filter, full: args.has("--full"))
+        if args.has("--all-tables"), let other = ["--table", "--query-id", "--filter"].first(where: { args.value($0) != nil }) {
+            throw .usage("--all-tables pulls every table; it does not take \(other)", command: command)
+        }
+        return PullEngine.Options(table: args.value("--table"), queryID: queryID, filter: filter, full: args.has("--full"),
+                                  allTables: args.has("--all-tables"))
     }
 
     /// The command that settles the open conflicts, read after the run (nil when none are open).

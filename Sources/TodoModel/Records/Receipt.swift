@@ -8,6 +8,8 @@ public struct Receipt: Sendable, Equatable {
         case discard
         /// `todo pull --verify` replaced a copy that differed from the server's at its version.
         case repair
+        /// `todo undo` put back an item's state from before a local change.
+        case undo
     }
 
     public var number: Int

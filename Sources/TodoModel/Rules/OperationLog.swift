@@ -38,7 +38,7 @@ public enum ChangeRefusal: Error, Equatable, Sendable {
         case .conflictOpen(let id): return "item \(id) has an unresolved conflict; run 'todo resolve \(id)'"
         case .alreadyExists(let id): return "item \(id) already exists"
         case .alreadyQueuedForInsertion(let id): return "item \(id) is already queued for insertion"
-        case .queuedForDeletion(let id): return "item \(id) is queued for deletion; push first"
+        case .queuedForDeletion(let id): return "item \(id) is queued for deletion and may already be on the server; push first"
         case .noSuchItem(let id): return "no such item \(id)"
         }
     }
@@ -79,11 +79,13 @@ public enum OperationLog {
         guard let last = history.operations.last else {
             return try withoutPending(change, history: history, id: id, nextSequence: nextSequence, now: now)
         }
-        if case .insert = change {
+        if case .insert(let new) = change {
             switch last.kind {
             case .insert: throw .alreadyQueuedForInsertion(id)
             case .update: throw .alreadyExists(id)
-            case .delete: throw .queuedForDeletion(id)
+            case .delete:
+                if last.isSealed { throw .queuedForDeletion(id) }
+                return readd(new, over: last, nextSequence: nextSequence, now: now)
             }
         }
         if last.kind == .delete { throw .noSuchItem(id) }
@@ -163,6 +165,29 @@ public enum OperationLog {
             return ChangePlan(outcome: .collapsed(rule: "update+delete", sequence: op.sequence), item: nil,
                               writes: [op], removals: [last], receipts: [receipt], nextSequence: nextSequence)
         }
+    }
+
+    /// Issue 19 item 3 (sync.md's table refuses it): an item removed here and added again before
+    /// the delete was sent. The server still has the row, so the delete becomes an update of it in
+    /// place (same sequence and base); when the new fields are the base's, nothing is left to push.
+    private static func readd(_ new: Item, over last: PendingOperation, nextSequence: Int, now: String) -> ChangePlan {
+        let base = last.base ?? last.item
+        var item = base
+        item.fields = new.fields
+        let lost = replacedValues(old: last.item.fields, new: new.fields)
+        var receipt = Receipt(at: now, decision: .collapse, rule: "delete+insert", table: last.table, id: last.id,
+                              operation: last.reference, kept: item, lost: ["client": lost])
+        if base.fields == new.fields {
+            receipt.note = "nothing left to push: the item is back to its base"
+            return ChangePlan(outcome: .collapsed(rule: "delete+insert", sequence: nil), item: item, removals: [last],
+                              receipts: [receipt], nextSequence: nextSequence)
+        }
+        var op = last
+        op.kind = .update
+        op.item = item.userCopy
+        receipt.operation = op.reference
+        return ChangePlan(outcome: .collapsed(rule: "delete+insert", sequence: op.sequence), item: item,
+                          writes: [op], removals: [last], receipts: [receipt], nextSequence: nextSequence)
     }
 
     /// Table 3.5: the last operation may have reached the server; its content is frozen, so the

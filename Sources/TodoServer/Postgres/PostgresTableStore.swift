@@ -153,6 +153,15 @@ extension PostgresTableStore: TableStore {
         }
     }
 
+    func tableNames() throws(StorageError) -> [String] {
+        do {
+            let rows = try pool.withConnection { try $0.query("SELECT name FROM todo_tables ORDER BY name") }
+            return try rows.map { try $0.decode(0, as: String.self) }.sorted()
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
     func createTable(_ name: String, softDelete: Bool, idType: TableIDType, columns: [String: ColumnType]) throws {
         _ = try run(name, creating: (softDelete, idType), keepEmpty: true) { w in
             for (column, type) in columns where w.schema.columns[column] == nil { w.setColumnType(column, type) }

@@ -67,6 +67,7 @@ public final class TableService: Sendable {
             throw ServiceError(400, "The request target is invalid: \(error.message)", form: .mobileApps)
         }
         if request.method == "OPTIONS" { return options(request) }
+        if Self.isListing(target) { return try listTables(request, target, &generation) }
         guard let route = Route(target) else {
             throw ServiceError(404, "No route for '\(target.path)'; tables are at /tables/{table}.", form: .mobileApps)
         }

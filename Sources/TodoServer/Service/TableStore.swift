@@ -15,6 +15,9 @@ protocol TableStore: AnyObject, Sendable {
     /// `readRow`, `select` and `write` read with their rows.
     func schema(_ table: String) throws(StorageError) -> TableSchema?
 
+    /// The configured spelling of every table, sorted (`GET /tables`).
+    func tableNames() throws(StorageError) -> [String]
+
     /// Creates an empty table; a no-op when one of this name in any case exists.
     func createTable(_ name: String, softDelete: Bool, idType: TableIDType, columns: [String: ColumnType]) throws
 

@@ -11,12 +11,16 @@ public final class PullEngine {
         public var queryID: String?
         public var filter: String?
         public var full: Bool
+        /// Also pull every table the server lists that the replica does not track yet
+        /// (`ServerTables`, issue 19 item 6).
+        public var allTables: Bool
 
-        public init(table: String? = nil, queryID: String? = nil, filter: String? = nil, full: Bool = false) {
+        public init(table: String? = nil, queryID: String? = nil, filter: String? = nil, full: Bool = false, allTables: Bool = false) {
             self.table = table
             self.queryID = queryID
             self.filter = filter
             self.full = full
+            self.allTables = allTables
         }
     }
 
@@ -47,7 +51,22 @@ public final class PullEngine {
         var report = PullReport()
         currentOptions = options
         let started = clock.nowMilliseconds()
-        for job in try jobs(options, report: &report) {
+        var serverTables: [String] = []
+        if options.allTables {
+            switch ServerTables.list(client) {
+            case .names(let names):
+                serverTables = names
+                var tx = try store.transaction()
+                tx.putServerTables(ServerTableList(remote: try store.config().remote ?? "", listedAt: clock.nowText(), tables: names))
+                try series.commit(tx)
+            case .cannotList(let why):
+                report.warnings.append(why)
+            case .stopped(let stop):
+                report.stop = stop
+            }
+        }
+        let jobs = report.stop != nil ? [] : try self.jobs(options, serverTables: serverTables, report: &report)
+        for job in jobs {
             var result = PullReport.QueryResult(table: job.table, queryID: job.queryID)
             result.notes = job.notes
             let stop = try pull(job, into: &result, report: &report, started: started)
@@ -73,7 +92,7 @@ public final class PullEngine {
     }
 
     /// The queries this pull runs (§5.1.1).
-    func jobs(_ options: Options, report: inout PullReport) throws(StoreError) -> [Job] {
+    func jobs(_ options: Options, serverTables: [String] = [], report: inout PullReport) throws(StoreError) -> [Job] {
         let config = try store.config()
         if options.queryID != nil || options.filter != nil {
             let requested = options.table ?? config.defaultTable
@@ -90,8 +109,10 @@ public final class PullEngine {
         var tables = try store.tables()
         if let only = options.table {
             tables = [try store.resolveTable(only) ?? only]
-        } else if !tables.contains(where: { TableName.same($0, config.defaultTable) }) {
-            tables.append(config.defaultTable)
+        } else {
+            for name in [config.defaultTable] + serverTables where !tables.contains(where: { TableName.same($0, name) }) {
+                tables.append(name)
+            }
         }
         var jobs: [Job] = []
         for table in tables.sorted() {

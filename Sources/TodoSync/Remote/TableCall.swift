@@ -18,11 +18,14 @@ public enum TableCall: Sendable, Equatable {
     /// `GET /tables/T?$top=1`: does the table exist (sync.md §4.8.4).
     case probeTable(table: String)
     case page(table: String, query: PageQuery)
+    /// `GET /tables`: the tables the server has (todo-server's own route, not the protocol's:
+    /// foreign servers answer 404). Its `table` is "".
+    case listTables
 
     public var isWrite: Bool {
         switch self {
         case .insert, .update, .delete, .undelete: true
-        case .fetch, .fetchIgnoringCase, .probeTable, .page: false
+        case .fetch, .fetchIgnoringCase, .probeTable, .page, .listTables: false
         }
     }
 
@@ -30,6 +33,7 @@ public enum TableCall: Sendable, Equatable {
         switch self {
         case .insert(let t, _), .update(let t, _, _, _), .delete(let t, _, _), .undelete(let t, _, _),
              .fetch(let t, _), .fetchIgnoringCase(let t, _), .probeTable(let t), .page(let t, _): t
+        case .listTables: ""
         }
     }
 }

@@ -97,6 +97,8 @@ public struct TableClient: Sendable {
             query.append(("__includeDeleted", "true"))
         case .probeTable:
             method = "GET"; query.append(("$top", "1"))
+        case .listTables:
+            method = "GET"; path = basePath + "/tables"
         case .page(_, let q):
             method = "GET"
             if let filter = q.filter { query.append(("$filter", filter)) }

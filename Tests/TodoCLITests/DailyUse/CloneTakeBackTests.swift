@@ -11,6 +11,7 @@ import TodoTestSupport
         let cli = CLIHarness(directory: dir.path)
         let r = cli.run("clone", "http://127.0.0.1:9", "copy")
         #expect(r.code == 4, "\(r)")
+        #expect(!r.err.contains("run 'todo pull' again"), "no replica is left to pull into: \(r)")
         #expect(r.err.hasSuffix("hint: nothing was pulled, so the clone was taken back (\(dir.sub("copy")) removed); check the URL, then run the clone again\n"), "\(r)")
         #expect(!LocalFileSystem().fileExists(dir.sub("copy")))
         // The same command works once it can: nothing is in the way.
