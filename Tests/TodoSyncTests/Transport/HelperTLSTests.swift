@@ -140,9 +140,10 @@ final class TLSFixture: Sendable {
         var description: String
     }
 
-    init(backendPort: Int, privateCA: Bool = false) throws {
+    /// `names`: the certificate's subjectAltName (a private CA's certificate only).
+    init(backendPort: Int, privateCA: Bool = false, names: String = TLSFixture.localNames) throws {
         let dir = directory.path
-        let made = TempDirectory.shell(privateCA ? "cd '\(dir)' && \(Self.privateCAScript)" : """
+        let made = TempDirectory.shell(privateCA ? "cd '\(dir)' && \(Self.privateCAScript(names: names))" : """
             cd '\(dir)' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
             -keyout key.pem -out cert.pem -days 1 -subj /CN=127.0.0.1 \
             -addext subjectAltName=IP:127.0.0.1,DNS:localhost >/dev/null 2>&1
@@ -190,16 +191,20 @@ final class TLSFixture: Sendable {
 
     static let caFile = "/etc/ssl/certs/ca-certificates.crt"
 
-    /// Makes ca.pem (a throwaway CA) and cert.pem/key.pem for 127.0.0.1 and localhost signed by it,
-    /// in the current folder. Shared with the nginx test.
-    static let privateCAScript = """
+    static let localNames = "IP:127.0.0.1,DNS:localhost"
+
+    /// Makes ca.pem (a throwaway CA) and cert.pem/key.pem for `names` signed by it, in the current
+    /// folder. Shared with the nginx test.
+    static func privateCAScript(names: String = localNames) -> String {
+        """
         { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca-key.pem -out ca.pem \
         -days 1 -subj '/CN=todo test CA' -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
         && openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout key.pem -out cert.csr -subj /CN=127.0.0.1 \
-        && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\n' > cert.ext \
+        && printf 'subjectAltName=\(names)\\nbasicConstraints=CA:FALSE\\n' > cert.ext \
         && openssl x509 -req -in cert.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile cert.ext -out cert.pem; \
         } >/dev/null 2>&1
         """
+    }
 
     static let python: String? = {
         let path = ProcessEnvironment.current()["PATH"] ?? "/usr/bin:/bin"
