@@ -18,7 +18,7 @@ protocol ByteStream: Sendable {
     /// Receives some bytes into `buffer`.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> StreamStep
     /// Input is held inside the stream (decrypted or read ahead), so `poll` would not see it:
-    /// receive before waiting.
+    /// receive before waiting. It may be part of a record only: a receive can still block.
     var hasBufferedInput: Bool { get }
     /// An idle connection has nothing to say: no input, no EOF, no error. One that fails this
     /// was closed (or broken) by the peer and must not be reused.
@@ -107,17 +107,22 @@ enum StreamIO {
         case failed(code: Int32, reason: String)
     }
 
-    /// Waits for input (unless the stream holds some already), then receives it.
+    /// Waits for input (unless the stream holds some already), then receives it. After a blocked
+    /// receive it always waits: a stream may hold part of a TLS record, which is buffered input
+    /// that cannot be read yet, and skipping the wait then would spin.
     static func receive(_ stream: some ByteStream, into buffer: UnsafeMutableRawBufferPointer, until deadline: Deadline) -> ReadOutcome {
         var events = Int16(POLLIN)
+        var mustWait = !stream.hasBufferedInput
         while true {
-            if !stream.hasBufferedInput, case .timedOut = DescriptorIO.wait(stream.fd, for: events, until: deadline) {
+            if mustWait, case .timedOut = DescriptorIO.wait(stream.fd, for: events, until: deadline) {
                 return .timedOut
             }
             switch stream.receive(into: buffer) {
             case .bytes(let count): return .bytes(count)
             case .endOfInput: return .endOfInput
-            case .blocked(let wanted): events = wanted
+            case .blocked(let wanted):
+                events = wanted
+                mustWait = true
             case .failed(let code, let reason): return .failed(code: code, reason: reason)
             }
         }

@@ -50,6 +50,7 @@ struct PipelinedExchange {
         // needs the other direction first (a handshake message in the middle of the data).
         var readEvents = Int16(POLLIN)
         var writeEvents: Int16 = 0
+        var readBlocked = false
 
         /// Fails every request not yet answered. `sent(i)`: all of request i's bytes went out.
         func failRest(_ failure: (_ sent: Bool) -> TransportFailure) {
@@ -95,7 +96,9 @@ struct PipelinedExchange {
             } else {
                 writeEvents = 0
             }
-            if !stream.hasBufferedInput {
+            // Buffered input is received without waiting, unless the last receive blocked on it
+            // (part of a TLS record): then only poll tells when the rest has come.
+            if readBlocked || !stream.hasBufferedInput {
                 guard case .ready(let revents) = DescriptorIO.wait(stream.fd, for: readEvents | writeEvents, until: deadline) else {
                     failRest { .timedOut(seconds: timeout, requestSent: $0) }
                     return Outcome(results: results, reusable: false, staleSuspect: false)
@@ -106,9 +109,11 @@ struct PipelinedExchange {
             case .bytes(let count):
                 receivedAny = true
                 readEvents = Int16(POLLIN)
+                readBlocked = false
                 parser.feed(buffer[0..<count])
             case .blocked(let events):
                 readEvents = events
+                readBlocked = true
             case .endOfInput:
                 parser.finish()
                 if case .response(let response, _)? = parser.next() {
