@@ -33,7 +33,11 @@ struct InProcessTLSBinaryTests {
 
         // --ca-file fixes it: push, clone, and an incremental pull.
         #expect(todo("remote set --ca-file '\(tls.caFile)'", in: "A").code == 0)
+        let connections = tls.acceptedConnections
         #expect(todo("push", in: "A").code == 0, "\(server.read("A/.err"))")
+        // The terminator passes each connection's pipelined requests on one at a time: the push
+        // spreads its writes over 16 connections, so 16 are at the server at once.
+        #expect(tls.acceptedConnections - connections >= 16, "\(tls.acceptedConnections - connections) connections")
         #expect(server.serverText("t29") == "task 29")
         #expect(todo("clone \(url) . --ca-file '\(tls.caFile)'", in: "B").code == 0, "\(server.read("B/.err"))")
         #expect(todo("show t12", in: "B").out.contains("task 12"))

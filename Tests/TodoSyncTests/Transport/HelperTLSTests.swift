@@ -153,7 +153,8 @@ final class TLSFixture: Sendable {
         // Spawned like a helper, so its stdout is a socket we read the port from, and it ends
         // when we close our end.
         let process = try HelperProcess.spawn(
-            path: Self.python!, arguments: [directory.sub("tls.py"), "\(backendPort)", dir + "/cert.pem", dir + "/key.pem"]
+            path: Self.python!, arguments: [directory.sub("tls.py"), "\(backendPort)", dir + "/cert.pem", dir + "/key.pem",
+                                            dir + "/accepted.log"]
         ).mapError { Failure(description: "python3: \($0.reason)") }.get()
         var line: [UInt8] = []
         var byte: [UInt8] = [0]
@@ -168,6 +169,11 @@ final class TLSFixture: Sendable {
         }
         self.port = port
         terminator = process
+    }
+
+    /// TLS connections the terminator has accepted (handshake done) so far.
+    var acceptedConnections: Int {
+        ((try? LocalFileSystem().readFile(directory.sub("accepted.log"))) ?? nil).map { $0.filter { $0 == 0x0A }.count } ?? 0
     }
 
     func stop() {
@@ -222,7 +228,8 @@ final class TLSFixture: Sendable {
     static let script = #"""
         import os, socket, ssl, sys, threading
         os.closerange(3, 1024)
-        backend, cert, key = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        backend, cert, key, accepted = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+        lock = threading.Lock()
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert, key)
         listener = socket.socket()
@@ -249,6 +256,8 @@ final class TLSFixture: Sendable {
             except (OSError, ssl.SSLError):
                 client.close()
                 return
+            with lock, open(accepted, "a") as log:
+                log.write("accepted\n")
             upstream = socket.create_connection(("127.0.0.1", backend))
             threading.Thread(target=pump, args=(secure, upstream), daemon=True).start()
             pump(upstream, secure)
