@@ -8,10 +8,11 @@
 #                             # missing); a few minutes
 #   RUNS=3                    # runs per step (median reported); KEEP=1 keeps /tmp/todo-sync-https-bench
 #
-# Three legs, each against its own fresh todo-server (release build) for the push:
-#   http       todo -> todo-server
-#   https-ca   todo -> todo-remote-https (libcurl, `--ca-file` with the throwaway CA) -> nginx -> todo-server
-#   https-sys  todo -> todo-remote-https (URLSession, the CA in the system store) -> nginx -> todo-server;
+# Four legs, each against its own fresh todo-server (release build) for the push:
+#   http         todo -> todo-server
+#   https        todo (TLS inside, the system's OpenSSL; `--ca-file` with the throwaway CA) -> nginx -> todo-server
+#   https-curl   todo -> todo-remote-https (libcurl, `--ca-file`; forced with TODO_REMOTE_HELPER_FOR_HTTPS=1) -> nginx -> ...
+#   https-sys    todo -> todo-remote-https (URLSession, the CA in the system store) -> nginx -> todo-server;
 #              the store is the system's file bind-mounted over in a private mount namespace
 #              (`unshare -rm`), so the machine's store is never touched; left out where not allowed
 # Steps: push of 10,000 pending inserts (sync_load.py writes them), clone of those 10,000, an
@@ -89,7 +90,7 @@ log "a throwaway CA and a certificate for 127.0.0.1 (openssl)"
   && printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >cert.ext \
   && openssl x509 -req -in cert.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile cert.ext -out cert.pem ) >/dev/null 2>&1 \
   || die "openssl failed"
-legs=(http https-ca)
+legs=(http https https-curl)
 system_ca=/etc/ssl/certs/ca-certificates.crt
 if [ -f "$system_ca" ] && unshare -rm sh -c "mount --bind $system_ca $system_ca" 2>/dev/null; then
   cat "$system_ca" "$work/ca.pem" >"$work/system-plus-ca.pem"
@@ -105,8 +106,11 @@ leg_setup() {  # leg upstream-port
   leg_env=(env); leg_opts=()
   case $1 in
     http) url="http://127.0.0.1:$2" ;;
-    https-ca) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem") ;;
-    https-sys) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_env=(env TODO_REMOTE_HELPER="$work/helper-system-store") ;;
+    https) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem") ;;
+    https-curl) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem")
+      leg_env=(env TODO_REMOTE_HELPER_FOR_HTTPS=1) ;;
+    https-sys) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"
+      leg_env=(env TODO_REMOTE_HELPER_FOR_HTTPS=1 TODO_REMOTE_HELPER="$work/helper-system-store") ;;
   esac
 }
 

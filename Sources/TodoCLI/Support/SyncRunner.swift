@@ -13,6 +13,12 @@ enum SyncRunner {
                                 progress: RemoteAccess.progress(ctx, unit: "operations"))
         var options = PushEngine.Options(table: table)
         if let concurrency { options.concurrency = concurrency }
+        // An https server sits behind a TLS terminator (nginx, Caddy), which passes a connection's
+        // pipelined requests on one at a time: more connections keep more writes at the server at
+        // once, which its group commit makes durable together (issue 20: 16 instead of 4 took the
+        // https push from 1.37x to 1.13x of http's in one run). Not through the helper, where each
+        // connection is a process to start (it gets 8: `BatchSender`).
+        if endpoint.scheme == .https && client.transport.pipelines { options.connections = 16 }
         // Ops per batch (one commit each). Tests make it small so that a few ops already cross
         // batches and the commit of one batch overlaps the requests of the next.
         if let size = ctx.environment["TODO_PUSH_BATCH"].flatMap(Int.init), size > 0 { options.batchSize = size }

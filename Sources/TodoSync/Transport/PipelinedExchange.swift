@@ -11,7 +11,7 @@ import TodoBasics
 /// system calls and wake-ups per batch instead of four per request, on both sides.
 ///
 /// Writing and reading interleave (one `poll` for both), so neither side can block the other
-/// with full socket buffers. Answers are matched to requests in order. Each answer must come
+/// with full socket buffers; the stream may be plain or TLS (`ByteStream`). Answers are matched to requests in order. Each answer must come
 /// within `timeout` of the one before it (or of the start). When the connection ends early, every
 /// request still unanswered fails, and says whether all of its bytes had gone out: only a request
 /// that was never completely written is known not to have reached the server.
@@ -27,7 +27,7 @@ struct PipelinedExchange {
         var staleSuspect: Bool
     }
 
-    let fd: Int32
+    let stream: any ByteStream
     let requests: [HTTPRequest]
     let host: String
     let timeout: Double
@@ -46,6 +46,11 @@ struct PipelinedExchange {
         var receivedAny = false
         var deadline = Deadline(secondsFromNow: timeout)
         var buffer = [UInt8](repeating: 0, count: 65_536)
+        // What the read side and the write side wait for: POLLIN and POLLOUT, except when TLS
+        // needs the other direction first (a handshake message in the middle of the data).
+        var readEvents = Int16(POLLIN)
+        var writeEvents: Int16 = 0
+        var readBlocked = false
 
         /// Fails every request not yet answered. `sent(i)`: all of request i's bytes went out.
         func failRest(_ failure: (_ sent: Bool) -> TransportFailure) {
@@ -76,33 +81,39 @@ struct PipelinedExchange {
                 }
             }
             if written < bytes.count {
-                let sent = bytes.withUnsafeBytes { all in
-                    send(fd, all.baseAddress! + written, all.count - written, DescriptorIO.noSignalFlag)
-                }
-                if sent > 0 {
-                    written += sent
+                switch bytes.withUnsafeBytes({ stream.send(UnsafeRawBufferPointer(rebasing: $0[written...])) }) {
+                case .bytes(let count):
+                    written += count
                     continue
-                }
-                let code = errno
-                if sent < 0 && code == EINTR { continue }
-                if !(sent < 0 && (code == EAGAIN || code == EWOULDBLOCK)) {
-                    let code = sent == 0 ? EPIPE : code
+                case .blocked(let events):
+                    writeEvents = events
+                case .endOfInput:
+                    return lost("the server closed the connection while the requests were being sent")
+                case .failed(let code, let reason):
                     return lost(code == EPIPE || code == ECONNRESET
-                                ? "the server closed the connection while the requests were being sent" : errnoText(code))
+                                ? "the server closed the connection while the requests were being sent" : reason)
                 }
+            } else {
+                writeEvents = 0
             }
-            let events = Int16(POLLIN) | (written < bytes.count ? Int16(POLLOUT) : 0)
-            guard case .ready(let revents) = DescriptorIO.wait(fd, for: events, until: deadline) else {
-                failRest { .timedOut(seconds: timeout, requestSent: $0) }
-                return Outcome(results: results, reusable: false, staleSuspect: false)
+            // Buffered input is received without waiting, unless the last receive blocked on it
+            // (part of a TLS record): then only poll tells when the rest has come.
+            if readBlocked || !stream.hasBufferedInput {
+                guard case .ready(let revents) = DescriptorIO.wait(stream.fd, for: readEvents | writeEvents, until: deadline) else {
+                    failRest { .timedOut(seconds: timeout, requestSent: $0) }
+                    return Outcome(results: results, reusable: false, staleSuspect: false)
+                }
+                if revents & (readEvents | Int16(POLLHUP | POLLERR)) == 0 { continue }
             }
-            if revents & Int16(POLLIN | POLLHUP | POLLERR) == 0 { continue }
-            switch buffer.withUnsafeMutableBytes({ DescriptorIO.readSome(fd, into: $0) }) {
+            switch buffer.withUnsafeMutableBytes({ stream.receive(into: $0) }) {
             case .bytes(let count):
                 receivedAny = true
+                readEvents = Int16(POLLIN)
+                readBlocked = false
                 parser.feed(buffer[0..<count])
-            case .wouldBlock:
-                continue
+            case .blocked(let events):
+                readEvents = events
+                readBlocked = true
             case .endOfInput:
                 parser.finish()
                 if case .response(let response, _)? = parser.next() {
@@ -110,8 +121,8 @@ struct PipelinedExchange {
                 }
                 return lost(receivedAny ? "the server closed the connection in the middle of the answers"
                             : "the server closed the connection without answering")
-            case .failed(let code):
-                return lost(code == ECONNRESET ? "connection reset by peer" : errnoText(code))
+            case .failed(let code, let reason):
+                return lost(code == ECONNRESET ? "connection reset by peer" : reason)
             }
         }
     }

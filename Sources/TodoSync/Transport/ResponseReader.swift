@@ -6,9 +6,9 @@ import Darwin
 import TableProtocol
 import TodoBasics
 
-/// Reads one response from a descriptor with the codec's `HTTPResponseParser`, until a deadline.
-/// Shared by the socket transport and the helper transport, which differ only in what sits
-/// behind the descriptor.
+/// Reads one response from a stream with the codec's `HTTPResponseParser`, until a deadline.
+/// Shared by the socket transport (plain or TLS) and the helper transport, which differ only in
+/// what sits behind the stream.
 enum ResponseReader {
     enum Outcome: Equatable {
         /// `reusable`: the response allows keep-alive and nothing beyond it arrived.
@@ -21,7 +21,12 @@ enum ResponseReader {
         case malformed(String)
     }
 
+    /// A response from a plain descriptor (the helper's socket).
     static func read(_ fd: Int32, method: String, until deadline: Deadline) -> Outcome {
+        read(PlainStream(fd: fd), method: method, until: deadline)
+    }
+
+    static func read(_ stream: some ByteStream, method: String, until deadline: Deadline) -> Outcome {
         var parser = HTTPResponseParser(requestMethod: method)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var receivedAny = false
@@ -34,20 +39,17 @@ enum ResponseReader {
             case nil:
                 break
             }
-            if case .timedOut = DescriptorIO.wait(fd, for: Int16(POLLIN), until: deadline) {
-                return .timedOut(receivedAny: receivedAny)
-            }
-            let outcome = buffer.withUnsafeMutableBytes { DescriptorIO.readSome(fd, into: $0) }
+            let outcome = buffer.withUnsafeMutableBytes { StreamIO.receive(stream, into: $0, until: deadline) }
             switch outcome {
             case .bytes(let count):
                 receivedAny = true
                 parser.feed(buffer[0..<count])
-            case .wouldBlock:
-                continue
+            case .timedOut:
+                return .timedOut(receivedAny: receivedAny)
             case .endOfInput:
                 return ended(&parser, receivedAny: receivedAny, reason: nil)
-            case .failed(let code):
-                return ended(&parser, receivedAny: receivedAny, reason: code == ECONNRESET ? "connection reset by peer" : errnoText(code))
+            case .failed(let code, let reason):
+                return ended(&parser, receivedAny: receivedAny, reason: code == ECONNRESET ? "connection reset by peer" : reason)
             }
         }
     }

@@ -6,7 +6,8 @@ import Darwin
 import TableProtocol
 import TodoBasics
 
-/// The http transport: HTTP/1.1 over plain TCP sockets, with a keep-alive pool.
+/// The http and https transport: HTTP/1.1 over TCP sockets, through TLS for https
+/// (`TLSStream`, the system's OpenSSL), with a keep-alive pool and pipelining for both.
 ///
 /// Each `send` takes an idle connection (or opens one), writes the request and reads the response
 /// with one deadline of `timeouts.request` for both, then pools the connection again unless
@@ -16,12 +17,23 @@ import TodoBasics
 public final class SocketTransport: HTTPTransport {
     public let endpoint: RemoteEndpoint
     public let timeouts: TransportTimeouts
-    private let pool: IdlePool<Int32>
+    private let pool: IdlePool<any ByteStream>
+    /// For https: the TLS settings, or why there are none (every send fails with it, sending nothing).
+    private let tls: Result<TLSContext, TransportFailure>?
 
-    public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts = TransportTimeouts(), maxIdleConnections: Int = 8) {
+    /// `caFile`: for https, the CA file trusted instead of the system's store (`todo remote set --ca-file`).
+    public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts = TransportTimeouts(), caFile: String? = nil,
+                maxIdleConnections: Int = 8) {
         self.endpoint = endpoint
         self.timeouts = timeouts
         pool = IdlePool(capacity: maxIdleConnections)
+        tls = endpoint.scheme == .https ? TLSContext.make(caFile: caFile) : nil
+    }
+
+    /// Whether https can run inside this process: the system's OpenSSL 3 can be loaded.
+    public static var canSpeakTLS: Bool {
+        if case .success = LibSSL.shared { return true }
+        return false
     }
 
     deinit {
@@ -32,20 +44,20 @@ public final class SocketTransport: HTTPTransport {
         let bytes = HTTPSerializer.serialize(request, host: endpoint.hostHeader)
         var mayRetry = true
         while true {
-            let (fd, pooled, generation): (Int32, Bool, Int)
+            let (stream, pooled, generation): (any ByteStream, Bool, Int)
             switch connection() {
-            case .success(let got): (fd, pooled, generation) = got
+            case .success(let got): (stream, pooled, generation) = got
             case .failure(let failure): return .failure(failure)
             }
-            switch exchange(fd, bytes, method: request.method) {
+            switch exchange(stream, bytes, method: request.method) {
             case .response(let response, let reusable):
-                if reusable && request.keepAlive, pool.put(fd, generation: generation) == nil {
+                if reusable && request.keepAlive, pool.put(stream, generation: generation) == nil {
                     return .success(response)
                 }
-                closeDescriptor(fd)
+                stream.close()
                 return .success(response)
             case .failure(let failure, let staleSuspect):
-                closeDescriptor(fd)
+                stream.close()
                 // A reused connection the server closed just as we wrote: retry once on a fresh one,
                 // but only when the server cannot have acted on the request (it never got all of
                 // it) or the method is safe to repeat (RFC 9112 §9.3.1).
@@ -69,17 +81,17 @@ public final class SocketTransport: HTTPTransport {
         var pending = Array(requests.indices)
         var mayRetry = true
         while !pending.isEmpty {
-            let (fd, pooled, generation): (Int32, Bool, Int)
+            let (stream, pooled, generation): (any ByteStream, Bool, Int)
             switch connection() {
-            case .success(let got): (fd, pooled, generation) = got
+            case .success(let got): (stream, pooled, generation) = got
             case .failure(let failure):
                 for i in pending { results[i] = .failure(failure) }
                 return results.map { $0! }
             }
-            let outcome = PipelinedExchange(fd: fd, requests: pending.map { requests[$0] }, host: endpoint.hostHeader,
+            let outcome = PipelinedExchange(stream: stream, requests: pending.map { requests[$0] }, host: endpoint.hostHeader,
                                             timeout: timeouts.request).run()
-            if !(outcome.reusable && requests[pending.last!].keepAlive && pool.put(fd, generation: generation) == nil) {
-                closeDescriptor(fd)
+            if !(outcome.reusable && requests[pending.last!].keepAlive && pool.put(stream, generation: generation) == nil) {
+                stream.close()
             }
             var again: [Int] = []
             for (i, result) in zip(pending, outcome.results) {
@@ -98,7 +110,7 @@ public final class SocketTransport: HTTPTransport {
     public var pipelines: Bool { true }
 
     public func close() {
-        for fd in pool.drain() { closeDescriptor(fd) }
+        for stream in pool.drain() { stream.close() }
     }
 
     // MARK: - One exchange
@@ -109,18 +121,18 @@ public final class SocketTransport: HTTPTransport {
         case failure(TransportFailure, staleSuspect: Bool)
     }
 
-    private func exchange(_ fd: Int32, _ bytes: [UInt8], method: String) -> Exchange {
+    private func exchange(_ stream: any ByteStream, _ bytes: [UInt8], method: String) -> Exchange {
         let deadline = Deadline(secondsFromNow: timeouts.request)
-        switch DescriptorIO.writeAll(fd, bytes, until: deadline) {
+        switch StreamIO.writeAll(stream, bytes, until: deadline) {
         case .written:
             break
         case .timedOut:
             return .failure(.timedOut(seconds: timeouts.request, requestSent: false), staleSuspect: false)
-        case .failed(let code):
-            let reason = code == EPIPE || code == ECONNRESET ? "the server closed the connection while the request was being sent" : errnoText(code)
+        case .failed(let code, let reason):
+            let reason = code == EPIPE || code == ECONNRESET ? "the server closed the connection while the request was being sent" : reason
             return .failure(.connectionLost(reason: reason, requestSent: false), staleSuspect: true)
         }
-        switch ResponseReader.read(fd, method: method, until: deadline) {
+        switch ResponseReader.read(stream, method: method, until: deadline) {
         case .response(let response, let reusable):
             return .response(response, reusable: reusable)
         case .timedOut:
@@ -134,23 +146,32 @@ public final class SocketTransport: HTTPTransport {
 
     // MARK: - Pool
 
-    /// A quiet pooled connection, or a new one. `pooled` tells a retry whether a failure may
-    /// just mean the server closed an idle connection.
-    private func connection() -> Result<(fd: Int32, pooled: Bool, generation: Int), TransportFailure> {
+    /// A quiet pooled connection, or a new one (for https, with its TLS handshake done within
+    /// the connect timeout). `pooled` tells a retry whether a failure may just mean the server
+    /// closed an idle connection.
+    private func connection() -> Result<(stream: any ByteStream, pooled: Bool, generation: Int), TransportFailure> {
+        if case .failure(let failure)? = tls { return .failure(failure) }
         let (pooled, generation) = takeQuietConnection()
         if let pooled { return .success((pooled, true, generation)) }
-        return SocketConnector.connect(to: endpoint, timeout: timeouts.connect).map { ($0, false, generation) }
+        let fd: Int32
+        switch SocketConnector.connect(to: endpoint, timeout: timeouts.connect) {
+        case .success(let connected): fd = connected
+        case .failure(let failure): return .failure(failure)
+        }
+        guard case .success(let context)? = tls else { return .success((PlainStream(fd: fd), false, generation)) }
+        return TLSStream.handshake(fd: fd, context: context, host: endpoint.host, until: Deadline(secondsFromNow: timeouts.connect))
+            .map { ($0, false, generation) }
     }
 
     /// An idle connection that the server has not closed meanwhile, or nil (open a new one).
     /// A pooled connection with input waiting is either closed (EOF) or out of step (bytes no
     /// request asked for); both are discarded.
-    private func takeQuietConnection() -> (fd: Int32?, generation: Int) {
+    private func takeQuietConnection() -> (stream: (any ByteStream)?, generation: Int) {
         while true {
-            let (fd, generation) = pool.take()
-            guard let fd else { return (nil, generation) }
-            if DescriptorIO.isQuiet(fd) { return (fd, generation) }
-            closeDescriptor(fd)
+            let (stream, generation) = pool.take()
+            guard let stream else { return (nil, generation) }
+            if stream.isQuiet() { return (stream, generation) }
+            stream.close()
         }
     }
 

@@ -1,10 +1,10 @@
-/// A TLS failure's text (libcurl's or OpenSSL's, as the https helper passes it on) as one sentence
-/// naming the cause and the fix (issue 19 item 4). Unknown texts are kept as they are.
+/// A TLS failure's text (OpenSSL's, from `TLSStream` or as the https helper passes libcurl's on)
+/// as one sentence naming the cause and the fix (issue 19 item 4). Unknown texts are kept as they are.
 enum TLSTrouble {
     static func sentence(_ reason: String) -> String {
         let text = reason.lowercased()
         let has = { (words: [String]) in words.contains { text.contains($0) } }
-        if has(["subject name", "does not match", "hostname mismatch", "host name mismatch"]) {
+        if has(["subject name", "does not match", "hostname mismatch", "host name mismatch", "ip address mismatch"]) {
             return "the server's TLS certificate is for another host name: use the name it was made for in the remote URL"
         }
         if has(["expired", "not yet valid"]) {
@@ -15,7 +15,7 @@ enum TLSTrouble {
             return "the server's TLS certificate is not trusted (\(detail)): give the CA that signed it with "
                 + "'todo remote set --ca-file PATH' (or add it to the system's certificate store)"
         }
-        if has(["error setting certificate file", "cacert", "ca cert"]) {
+        if has(["error setting certificate file", "cacert", "ca cert", "cannot load the ca file"]) {
             return "the CA file cannot be used (\(reason)): set a PEM file with 'todo remote set --ca-file PATH'"
         }
         if has(["wrong version number", "packet length too long", "unknown protocol", "record layer failure", "http request"]) {

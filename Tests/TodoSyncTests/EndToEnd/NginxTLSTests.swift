@@ -19,7 +19,7 @@ import TodoTestSupport
         let nginx = try #require(NginxProcess.binary, NginxProcess.missing)
         let tls = TempDirectory("todo-nginx")
         defer { tls.remove() }
-        #expect(TempDirectory.shell("cd '\(tls.path)' && \(TLSFixture.privateCAScript)") == 0, "openssl made the CA and certificate")
+        #expect(TempDirectory.shell("cd '\(tls.path)' && \(TLSFixture.privateCAScript())") == 0, "openssl made the CA and certificate")
         let port = try #require(NginxProcess.freePort())
         let url = "https://127.0.0.1:\(port)"
         // nginx reaches the server from 127.0.0.2 (proxy_bind below), the replicas are 127.0.0.1:

@@ -140,9 +140,10 @@ final class TLSFixture: Sendable {
         var description: String
     }
 
-    init(backendPort: Int, privateCA: Bool = false) throws {
+    /// `names`: the certificate's subjectAltName (a private CA's certificate only).
+    init(backendPort: Int, privateCA: Bool = false, names: String = TLSFixture.localNames) throws {
         let dir = directory.path
-        let made = TempDirectory.shell(privateCA ? "cd '\(dir)' && \(Self.privateCAScript)" : """
+        let made = TempDirectory.shell(privateCA ? "cd '\(dir)' && \(Self.privateCAScript(names: names))" : """
             cd '\(dir)' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
             -keyout key.pem -out cert.pem -days 1 -subj /CN=127.0.0.1 \
             -addext subjectAltName=IP:127.0.0.1,DNS:localhost >/dev/null 2>&1
@@ -152,7 +153,8 @@ final class TLSFixture: Sendable {
         // Spawned like a helper, so its stdout is a socket we read the port from, and it ends
         // when we close our end.
         let process = try HelperProcess.spawn(
-            path: Self.python!, arguments: [directory.sub("tls.py"), "\(backendPort)", dir + "/cert.pem", dir + "/key.pem"]
+            path: Self.python!, arguments: [directory.sub("tls.py"), "\(backendPort)", dir + "/cert.pem", dir + "/key.pem",
+                                            dir + "/accepted.log"]
         ).mapError { Failure(description: "python3: \($0.reason)") }.get()
         var line: [UInt8] = []
         var byte: [UInt8] = [0]
@@ -167,6 +169,11 @@ final class TLSFixture: Sendable {
         }
         self.port = port
         terminator = process
+    }
+
+    /// TLS connections the terminator has accepted (handshake done) so far.
+    var acceptedConnections: Int {
+        ((try? LocalFileSystem().readFile(directory.sub("accepted.log"))) ?? nil).map { $0.filter { $0 == 0x0A }.count } ?? 0
     }
 
     func stop() {
@@ -190,16 +197,20 @@ final class TLSFixture: Sendable {
 
     static let caFile = "/etc/ssl/certs/ca-certificates.crt"
 
-    /// Makes ca.pem (a throwaway CA) and cert.pem/key.pem for 127.0.0.1 and localhost signed by it,
-    /// in the current folder. Shared with the nginx test.
-    static let privateCAScript = """
+    static let localNames = "IP:127.0.0.1,DNS:localhost"
+
+    /// Makes ca.pem (a throwaway CA) and cert.pem/key.pem for `names` signed by it, in the current
+    /// folder. Shared with the nginx test.
+    static func privateCAScript(names: String = localNames) -> String {
+        """
         { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca-key.pem -out ca.pem \
         -days 1 -subj '/CN=todo test CA' -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
         && openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout key.pem -out cert.csr -subj /CN=127.0.0.1 \
-        && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\n' > cert.ext \
+        && printf 'subjectAltName=\(names)\\nbasicConstraints=CA:FALSE\\n' > cert.ext \
         && openssl x509 -req -in cert.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile cert.ext -out cert.pem; \
         } >/dev/null 2>&1
         """
+    }
 
     static let python: String? = {
         let path = ProcessEnvironment.current()["PATH"] ?? "/usr/bin:/bin"
@@ -217,7 +228,8 @@ final class TLSFixture: Sendable {
     static let script = #"""
         import os, socket, ssl, sys, threading
         os.closerange(3, 1024)
-        backend, cert, key = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        backend, cert, key, accepted = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+        lock = threading.Lock()
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert, key)
         listener = socket.socket()
@@ -244,6 +256,8 @@ final class TLSFixture: Sendable {
             except (OSError, ssl.SSLError):
                 client.close()
                 return
+            with lock, open(accepted, "a") as log:
+                log.write("accepted\n")
             upstream = socket.create_connection(("127.0.0.1", backend))
             threading.Thread(target=pump, args=(secure, upstream), daemon=True).start()
             pump(upstream, secure)

@@ -192,7 +192,9 @@ struct HelperTransportTests {
         let https = RemoteEndpoint(scheme: .https, host: "example.com")
         let timeouts = TransportTimeouts()
         #expect(Transports.make(endpoint: http, timeouts: timeouts, environment: [:]) is SocketTransport)
-        #expect(Transports.make(endpoint: https, timeouts: timeouts, environment: [:]) is HelperTransport)
+        #expect(Transports.make(endpoint: https, timeouts: timeouts, environment: [:]) is SocketTransport,
+                "https runs inside todo where OpenSSL 3 loads (it does on every machine that runs these tests)")
+        #expect(Transports.make(endpoint: https, timeouts: timeouts, environment: ["TODO_REMOTE_HELPER_FOR_HTTPS": "1"]) is HelperTransport)
         #expect(Transports.make(endpoint: http, timeouts: timeouts, environment: ["TODO_REMOTE_HELPER_FOR_HTTP": "1"]) is HelperTransport)
     }
 
