@@ -68,7 +68,7 @@ extension Store {
     }
 
     /// The keys of a table's pending deletes (ids without an item file) and open conflicts.
-    private func knownIDKeysWithoutItems(table: String) throws(StoreError) -> Set<String> {
+    public func knownIDKeysWithoutItems(table: String) throws(StoreError) -> Set<String> {
         var keys: Set<String> = []
         for name in try operationNamesWithoutItemFiles() where name.table == table {
             if let key = IDEncoding.decode(name.encodedID) {

@@ -16,6 +16,9 @@ public protocol FileSystem: Sendable {
     func removeDirectory(_ path: String) throws(FileSystemError)
     /// Names in a directory (no `.`/`..`), or nil when it does not exist.
     func listDirectory(_ path: String) throws(FileSystemError) -> [String]?
+    /// The names of a directory one at a time, while `body` returns true: a folder of a million
+    /// items is walked without holding its listing. False when the directory does not exist.
+    func scanDirectory(_ path: String, _ body: (String) -> Bool) throws(FileSystemError) -> Bool
     /// mkdir -p.
     func createDirectory(_ path: String) throws(FileSystemError)
     /// fsync of a directory, so renames and removals in it survive a power loss.
@@ -37,6 +40,15 @@ public protocol FileSystem: Sendable {
     /// Every name added to or removed from a folder moves its mtime and ctime, so an unchanged
     /// stamp says its listing is unchanged (the index of pending operations relies on it).
     func directoryStamp(_ path: String) -> FileStamp?
+}
+
+extension FileSystem {
+    /// Through `listDirectory`: file systems that keep no real folders (views, fault injection).
+    public func scanDirectory(_ path: String, _ body: (String) -> Bool) throws(FileSystemError) -> Bool {
+        guard let names = try listDirectory(path) else { return false }
+        for name in names where !body(name) { break }
+        return true
+    }
 }
 
 /// A failed file-system call, with the path and the errno text: enough for a message that names
