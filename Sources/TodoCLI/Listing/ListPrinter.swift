@@ -63,17 +63,20 @@ struct ListPrinter {
     }
 
     /// Shortens the text cell (else the last column) so the line fits the terminal, with an
-    /// ellipsis where it was cut; `widths` is what each column is padded to.
+    /// ellipsis where it was cut. Its room is the width less the other columns at their widest,
+    /// so columns stay aligned; when it is the last column, less this row's markers too.
     private func cut(_ cells: inout [String], _ widths: inout [Int], markers: [String]) {
         guard let width else { return }
-        func used(_ i: Int) -> Int { i < cells.count - 1 ? max(widths[i], cells[i].count) : cells[i].count }
-        var length = markers.reduce(0) { $0 + 2 + $1.count }
-        for i in cells.indices { length += used(i) + (i > 0 ? (columns[i - 1] == .done ? 1 : 2) : 0) }
-        guard length > width else { return }
         let target = columns.firstIndex(of: .text) ?? cells.count - 1
-        let room = max(1, used(target) - (length - width))
+        var room = width
+        for i in cells.indices {
+            if i > 0 { room -= columns[i - 1] == .done ? 1 : 2 }
+            if i != target { room -= max(widths[i], cells[i].count) }
+        }
+        if target == cells.count - 1 { room -= markers.reduce(0) { $0 + 2 + $1.count } }
+        room = max(1, room)
         if cells[target].count > room { cells[target] = String(cells[target].prefix(room - 1)) + String(Self.ellipsis) }
-        widths[target] = room
+        widths[target] = min(widths[target], room)
     }
 
     private func paint(_ text: String, _ style: Style) -> String {
