@@ -12,27 +12,32 @@ struct DiffCommand: Command {
         """
     static let options: [OptionSpec] = [.table, .json]
 
+    /// Streams: entries are built, printed and dropped one item at a time (`DiffEntry.each`);
+    /// `--json` is written one element at a time, in the bytes of one array.
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 0, max: 1, names: "ID").first
+        let json = args.has("--json")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (id, entries) = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) -> (String?, [DiffEntry]) in
+        try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) in
+            try StoreAccess.startStreaming(ctx)
             let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, s, create: false) : nil
             let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: s) }
-            var entries: [DiffEntry]
-            do throws(StoreError) { entries = try DiffEntry.load(s, table: onlyTable, id: id) } catch { throw .store(error) }
-            for i in entries.indices { if let c = entries[i].conflict { entries[i].resolveHint = ResolveHint.command([c], s) } }
-            return (id, entries)
-        }
-        if let idArg, entries.isEmpty, !args.has("--json") {
-            ctx.console.out("\(ShortID.of(id ?? idArg)): no local changes")
-            return ExitCode.ok
-        }
-        if args.has("--json") {
-            ctx.console.outRaw(JSONValue.array(entries.map(\.json)).canonicalBytes())
-        } else {
-            for (i, entry) in entries.enumerated() {
-                if i > 0 { ctx.console.out("") }
-                for line in DiffRenderer.render(entry) { ctx.console.out(line) }
+            var count = 0
+            try DiffEntry.each(s, table: onlyTable, id: id) { entry throws(CLIError) in
+                var entry = entry
+                if let c = entry.conflict { entry.resolveHint = ResolveHint.command([c], s) }
+                if json {
+                    ctx.console.outRaw(Array((count == 0 ? "[\n  " : ",\n  ").utf8) + entry.json.canonicalBytes(nestedAt: 1))
+                } else {
+                    if count > 0 { ctx.console.out("") }
+                    for line in DiffRenderer.render(entry) { ctx.console.out(line) }
+                }
+                count += 1
+            }
+            if json {
+                ctx.console.outRaw(Array((count == 0 ? "[]\n" : "\n]\n").utf8))
+            } else if let idArg, count == 0 {
+                ctx.console.out("\(ShortID.of(id ?? idArg)): no local changes")
             }
         }
         return ExitCode.ok
@@ -57,39 +62,64 @@ struct DiffEntry {
     /// The first operation's base: the server copy all local changes started from.
     var base: Item? { conflict?.base ?? operations.first?.base ?? (operations.isEmpty ? written : nil) }
 
-    /// Reads the queue and the conflicts once, then one item at a time: O(n) in the pending
-    /// operations (it listed the operations folder once per item, O(n²): 32 s for 8,000).
-    static func load(_ store: Store, table: String?, id: String?) throws(StoreError) -> [DiffEntry] {
+    /// Every item's entry, in queue order of its first operation, then conflicts without
+    /// operations, then items edited by hand with nothing pending. The queue is taken as file
+    /// names (grouped by item), and each item's operations, conflict and file are read when its
+    /// turn comes: O(n) reads and no operation held past its item (it listed the operations
+    /// folder once per item, O(n²): 32 s for 8,000; then held every operation: 100,000 of them).
+    static func each(_ store: Store, table: String?, id: String?, _ body: (DiffEntry) throws(CLIError) -> Void) throws(CLIError) {
+        /// An item's entry from its operations (nil: read them by id) and conflict.
+        func emit(_ t: String, _ i: String, _ ops: [PendingOperation]?, _ conflict: Conflict?) throws(CLIError) {
+            let e: DiffEntry?
+            do throws(StoreError) {
+                let history = if let ops { try store.history(table: t, id: i, operations: ops) } else { try store.history(table: t, id: i) }
+                e = try entry(store, history, conflict: conflict)
+            } catch { throw .store(error) }
+            if let e { try body(e) }
+        }
         if let table, let id {
-            let history = try store.history(table: table, id: id)
-            return try entry(store, history, conflict: try store.conflict(table: table, id: id)).map { [$0] } ?? []
+            let conflict: Conflict?
+            do { conflict = try store.conflict(table: table, id: id) } catch { throw .store(error) }
+            try emit(table, id, nil, conflict)
+            return
         }
-        func key(_ table: String, _ id: String) -> String { "\(table)/\(ItemID.key(id))" }
-        var keys: [(String, String)] = []
-        var opsByKey: [String: [PendingOperation]] = [:]
-        for op in try store.operations(table: table) {
-            let k = key(op.table, op.id)
-            if opsByKey[k] == nil { keys.append((op.table, op.id)) }
-            opsByKey[k, default: []].append(op)
-        }
+        func key(_ table: String, _ encoded: String) -> String { "\(table)/\(encoded)" }
+        var keys: [String] = []
+        var namesByKey: [String: [OperationFileName]] = [:]
         var conflicts: [String: Conflict] = [:]
-        for c in try store.conflicts() where table == nil || c.table == table {
-            let k = key(c.table, c.id)
-            if opsByKey[k] == nil && conflicts[k] == nil { keys.append((c.table, c.id)) }
-            conflicts[k] = c
+        var conflictKeys: [String] = []
+        do throws(StoreError) {
+            for name in try store.operationNames() where table == nil || name.table == table {
+                let k = key(name.table, name.encodedID)
+                if namesByKey[k] == nil { keys.append(k) }
+                namesByKey[k, default: []].append(name)
+            }
+            for c in try store.conflicts() where table == nil || c.table == table {
+                let k = key(c.table, IDEncoding.fileName(for: c.id))
+                if namesByKey[k] == nil && conflicts[k] == nil { conflictKeys.append(k) }
+                conflicts[k] = c
+            }
+        } catch { throw .store(error) }
+        var done = Set<String>()
+        for k in keys {
+            var ops: [PendingOperation] = []
+            do throws(StoreError) {
+                for name in namesByKey.removeValue(forKey: k) ?? [] { if let op = try store.operation(name) { ops.append(op) } }
+            } catch { throw .store(error) }
+            guard let first = ops.first else { continue }
+            try emit(first.table, first.id, ops, conflicts[k])
+            done.insert(k)
+        }
+        for k in conflictKeys {
+            try emit(conflicts[k]!.table, conflicts[k]!.id, [], conflicts[k])
+            done.insert(k)
         }
         // Then items edited by hand with no pending change (the store may be scanned here).
-        var seen = Set(keys.map { key($0.0, $0.1) })
-        for e in try store.handEdits(table: table) where seen.insert(key(e.table, e.id)).inserted {
-            keys.append((e.table, e.id))
+        let edits: [HandEdit]
+        do { edits = try store.handEdits(table: table) } catch { throw .store(error) }
+        for e in edits where done.insert(key(e.table, IDEncoding.fileName(for: e.id))).inserted {
+            try emit(e.table, e.id, [], nil)
         }
-        var entries: [DiffEntry] = []
-        for (t, i) in keys {
-            let k = key(t, i)
-            let history = try store.history(table: t, id: i, operations: opsByKey[k] ?? [])
-            if let e = try entry(store, history, conflict: conflicts[k]) { entries.append(e) }
-        }
-        return entries
     }
 
     private static func entry(_ store: Store, _ history: ItemHistory, conflict: Conflict?) throws(StoreError) -> DiffEntry? {

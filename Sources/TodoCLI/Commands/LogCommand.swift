@@ -12,31 +12,51 @@ struct LogCommand: Command {
         """
     static let options: [OptionSpec] = [OptionSpec("--table", .value("NAME"), "only this table"), .json]
 
+    /// Streams: the queue is taken as file names, and each operation is read, printed and
+    /// dropped in turn (100,000 pending operations in flat memory); `--json` is written one
+    /// element at a time, in the same bytes as one `canonicalBytes` of the whole object.
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (ops, receipts, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> ([PendingOperation], [Receipt], TableShortIDs) in
+        try StoreAccess.read(store, ctx) { s throws(CLIError) in
+            try StoreAccess.startStreaming(ctx)
             let table = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
-            let ops: [PendingOperation], receipts: [Receipt]
-            do throws(StoreError) { (ops, receipts) = (try s.operations(table: table), try s.receipts().filter { table == nil || $0.table == table }) } catch { throw .store(error) }
-            return (ops, receipts, try TableShortIDs.load(s, tables: ops.map(\.table) + receipts.map(\.table)))
-        }
-        let newestFirst = Array(receipts.reversed())
-        if args.has("--json") {
-            let value: JSONValue = ["pending": .array(ops.map(\.json)), "receipts": .array(newestFirst.map(\.json))]
-            ctx.console.outRaw(value.canonicalBytes())
-            return ExitCode.ok
-        }
-        ctx.console.out(ops.isEmpty ? "No pending operations." : "Pending operations (queue order):")
-        for op in ops {
-            var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(short.of(op.id, table: op.table))  \(summary(op))"
-            if op.isSealed { line += "  (sent, awaiting confirmation)" }
-            ctx.console.out(line)
-        }
-        ctx.console.out("")
-        ctx.console.out(receipts.isEmpty ? "No receipts." : "Receipts (newest first):")
-        for r in newestFirst {
-            ctx.console.out("  \(r.number)  \(r.at)  \(r.decision.rawValue) \(r.rule)  \(r.table)  \(short.of(r.id, table: r.table))  \(lost(r))")
+            let names: [OperationFileName], receipts: [Receipt]
+            do throws(StoreError) {
+                (names, receipts) = (try s.operationNames().filter { table == nil || $0.table == table },
+                                     try s.receipts().filter { table == nil || $0.table == table })
+            } catch { throw .store(error) }
+            let json = args.has("--json")
+            let short = json ? TableShortIDs() : try TableShortIDs.load(s, tables: Array(Set(names.map(\.table))) + receipts.map(\.table))
+            if json { ctx.console.outRaw(Array("{\n  \"pending\": ".utf8)) } else {
+                ctx.console.out(names.isEmpty ? "No pending operations." : "Pending operations (queue order):")
+            }
+            var shown = 0
+            for name in names {
+                let read: PendingOperation?
+                do throws(StoreError) { read = try s.operation(name) } catch { throw .store(error) }
+                guard let op = read else { continue }
+                if json {
+                    ctx.console.outRaw(Array((shown == 0 ? "[\n    " : ",\n    ").utf8) + op.json.canonicalBytes(nestedAt: 2))
+                } else {
+                    var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(short.of(op.id, table: op.table))  \(summary(op))"
+                    if op.isSealed { line += "  (sent, awaiting confirmation)" }
+                    ctx.console.out(line)
+                }
+                shown += 1
+            }
+            let newestFirst = Array(receipts.reversed())
+            if json {
+                ctx.console.outRaw(Array((shown == 0 ? "[]" : "\n  ]").utf8))
+                let rest = JSONValue.array(newestFirst.map(\.json)).canonicalBytes(nestedAt: 1)
+                ctx.console.outRaw(Array(",\n  \"receipts\": ".utf8) + rest + Array("\n}\n".utf8))
+                return
+            }
+            ctx.console.out("")
+            ctx.console.out(receipts.isEmpty ? "No receipts." : "Receipts (newest first):")
+            for r in newestFirst {
+                ctx.console.out("  \(r.number)  \(r.at)  \(r.decision.rawValue) \(r.rule)  \(r.table)  \(short.of(r.id, table: r.table))  \(lost(r))")
+            }
         }
         return ExitCode.ok
     }

@@ -21,11 +21,7 @@ struct ListPipeline {
 
     /// Prints the list; returns the hand-edited item files met, for the caller to warn about.
     func run() throws(CLIError) -> [HandEdit] {
-        if ctx.console.hasWrittenOut {
-            throw CLIError(.failure, "the replica changed while it was being listed (another todo command wrote to it)",
-                           hint: "run the command again")
-        }
-        ctx.console.discardUnwrittenOut()
+        try StoreAccess.startStreaming(ctx)
         let latest = try pendingOperations()
         let folders = store.scratchFolders(environment: ctx.environment)
         let withShortIDs = query.output == .text && query.columns.contains(.id)
