@@ -53,6 +53,21 @@ extension Store {
         return edits.sorted { $0.path < $1.path }
     }
 
+    /// Hand edits of the item files with no pending operation (`hasOperations` says which have
+    /// one, by table and encoded id), sorted by path: for `diff`, which finds the others with
+    /// their operations. Each file is read once, a batch at a time, and no operation is read:
+    /// flat memory at any size (unlike `handEdits(table:)`, which holds the queue and the
+    /// stamps of every file).
+    public func handEditsWithoutOperations(table: String?, hasOperations: (String, String) -> Bool) throws(StoreError) -> [HandEdit] {
+        var edits: [HandEdit] = []
+        for t in try tables() where table == nil || t == table {
+            try forEachItemFile(table: t, include: { !hasOperations(t, String($0.dropLast(5))) }) { file throws(StoreError) in
+                edits += handEdits(file, operations: [], table: t)
+            }
+        }
+        return edits.sorted { $0.path < $1.path }
+    }
+
     /// Hand edits of the items that have these operations, and of the operations' copies to send:
     /// what a push would overwrite with the server's copy, or send unlike the item. Reads one item
     /// file per item (on 8 threads for a long queue).

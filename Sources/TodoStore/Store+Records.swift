@@ -67,7 +67,9 @@ extension Store {
     /// Every item file of a table, one at a time, without holding them or the folder's listing:
     /// names are taken from the folder in batches of 2,048, each read (on 8 threads) then given
     /// to `body` in order; each file is read once. For `list` and `export` of a million items.
-    public func forEachItemFile(table: String, _ body: (ItemFile) throws(StoreError) -> Void) throws(StoreError) {
+    /// `include` picks by file name (`<enc>.json`) before a file is read.
+    public func forEachItemFile(table: String, include: (String) -> Bool = { _ in true },
+                                _ body: (ItemFile) throws(StoreError) -> Void) throws(StoreError) {
         let dir = layout.itemsDirectory(table)
         var batch: [String] = []
         var failure: StoreError?
@@ -83,7 +85,7 @@ extension Store {
         }
         do {
             _ = try fs.scanDirectory(layout.absolute(dir)) { name in
-                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
+                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name), include(name) else { return true }
                 batch.append(dir + "/" + name)
                 return batch.count < 2048 || drain()
             }

@@ -116,7 +116,9 @@ struct DiffEntry {
         }
         // Then items edited by hand with no pending change (the store may be scanned here).
         let edits: [HandEdit]
-        do { edits = try store.handEdits(table: table) } catch { throw .store(error) }
+        do {
+            edits = try store.handEditsWithoutOperations(table: table) { t, encoded in done.contains(key(t, encoded)) }
+        } catch { throw .store(error) }
         for e in edits where done.insert(key(e.table, IDEncoding.fileName(for: e.id))).inserted {
             try emit(e.table, e.id, [], nil)
         }

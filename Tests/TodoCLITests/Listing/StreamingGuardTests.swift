@@ -44,4 +44,25 @@ import TodoTestSupport
         #expect(reports.map { $0[0] }.reduce(0, +) >= 2, "runs were written: \(spilled.err)")
         #expect(reports.allSatisfy { $0[1] <= Self.n / 3 }, "at most a third of the rows held at once: \(spilled.err)")
     }
+
+    /// `log` and `diff` open each operation file once, by name, without reading the whole queue
+    /// first; `diff` opens each item file without operations once (for hand edits) and no more.
+    @Test func logAndDiffReadEachOperationOnce() {
+        let (dir, fs) = Self.store()
+        defer { dir.remove() }
+        for i in 0..<40 { ListFixture.writeItem(in: dir.path, id: "synced-\(i)", text: "synced \(i)", complete: false, priority: nil, second: 1) }
+        let cli = CLIHarness(directory: dir.path, fs: fs)
+        for args in [["log"], ["log", "--json"], ["diff"], ["diff", "--json"]] {
+            fs.reset()
+            let r = cli.run(args)
+            #expect(r.code == 0 && r.err == "", "\(args): \(r)")
+            let opReads = fs.reads(containing: "/.todo/operations/")
+            #expect(opReads.count == Self.n && Set(opReads).count == Self.n, "\(args): \(opReads.count) reads of \(Self.n) operation files")
+            #expect(fs.lists(endingWith: "/.todo/operations") == 1, "\(args)")
+            if args[0] == "diff" {
+                let synced = fs.reads(containing: "/items/synced-")
+                #expect(synced.count == 40 && Set(synced).count == 40, "each item without operations read once: \(synced.count)")
+            }
+        }
+    }
 }
