@@ -160,6 +160,31 @@ extension Store {
         return names.sorted { $0.sequence < $1.sequence }
     }
 
+    /// The queue's file names one at a time, in folder order (not queue order), without holding
+    /// the listing: for `log` and `diff`, which sort them on disk (`RunSorter`).
+    public func forEachOperationName(_ body: (OperationFileName) throws(StoreError) -> Void) throws(StoreError) {
+        var failure: StoreError?
+        do {
+            _ = try fs.scanDirectory(layout.absolute(StoreLayout.operationsDirectory)) { name in
+                guard !StoreLayout.isLeftover(name) else { return true }
+                do throws(StoreError) {
+                    guard let parsed = OperationFileName(parsing: name) else {
+                        throw .corrupt(path: displayPath(StoreLayout.operationsDirectory + "/" + name),
+                                       reason: "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json")
+                    }
+                    try body(parsed)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+        } catch {
+            throw .io(error)
+        }
+        if let failure { throw failure }
+    }
+
     public func operation(_ name: OperationFileName) throws(StoreError) -> PendingOperation? {
         let path = StoreLayout.operationsDirectory + "/" + name.name
         guard let op = try decode(path, PendingOperation.init(json:)) else { return nil }

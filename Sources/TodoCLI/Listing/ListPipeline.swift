@@ -28,7 +28,7 @@ struct ListPipeline {
         // TODO_TEST_SORT_BUDGET (bytes) makes small tables spill runs, and reports the sorts on
         // stderr: how tests see that the items were not all held.
         let budget = ctx.environment["TODO_TEST_SORT_BUDGET"].flatMap { Int($0) }
-        let byID = RunSorter(budget: budget ?? 8 << 20, folders: folders)
+        let byID = ShortIDSort(budget: budget ?? 8 << 20, folders: folders)
         let ordered = RunSorter(budget: budget ?? 8 << 20, folders: folders)
         var edits: [HandEdit] = []
         var widths = [Int](repeating: 0, count: query.columns.count)
@@ -37,9 +37,9 @@ struct ListPipeline {
                 let item = file.item
                 let changes = file.handChanges
                 if let changes { edits.append(HandEdit(table: table, id: item.id, path: file.path, subject: .item(changes: changes))) }
-                let idKey = Array(ItemID.key(item.id).utf8)
+                let idKey = ItemID.key(item.id)
                 guard query.shows(item) else {
-                    if withShortIDs { try Self.add(byID, idKey, []) }
+                    if withShortIDs { try Self.io { () throws(FileSystemError) in try byID.addKnown(table: table, key: idKey) } }
                     return
                 }
                 let op = latest[IDEncoding.fileName(for: item.id)]
@@ -52,14 +52,16 @@ struct ListPipeline {
                                       cells: query.columns.map { ListPrinter.cell($0, of: item) })
                     for (i, cell) in row.cells.enumerated() { widths[i] = max(widths[i], cell.count) }
                     if withShortIDs {
-                        try Self.add(byID, idKey, Self.frame(key) + row.encoded())
+                        try Self.io { () throws(FileSystemError) in try byID.add(table: table, key: idKey, row: Self.frame(key) + row.encoded()) }
                     } else {
                         try Self.add(ordered, key, row.encoded())
                     }
                 }
             }
             if withShortIDs {
-                for key in try store.knownIDKeysWithoutItems(table: table) { try Self.add(byID, Array(key.utf8), []) }
+                for key in try store.knownIDKeysWithoutItems(table: table) {
+                    try Self.io { () throws(FileSystemError) in try byID.addKnown(table: table, key: key) }
+                }
             }
         } catch {
             throw .store(error)
@@ -69,8 +71,8 @@ struct ListPipeline {
         }
         try print(ordered, widths: widths)
         if budget != nil {
-            for (name, sorter) in [("by id", byID), ("by order", ordered)] {
-                ctx.console.err("sort \(name): \(sorter.runsWritten) runs, at most \(sorter.peakRecords) rows in memory")
+            for (name, runs, peak) in [("by id", byID.runsWritten, byID.peakRecords), ("by order", ordered.runsWritten, ordered.peakRecords)] {
+                ctx.console.err("sort \(name): \(runs) runs, at most \(peak) rows in memory")
             }
         }
         return edits
@@ -90,41 +92,22 @@ struct ListPipeline {
 
     /// Merges the sort by id: each row gets its short id and goes on to the sort by order.
     /// Returns the widest short id.
-    private func shortenIDs(_ byID: RunSorter, into ordered: RunSorter) throws(CLIError) -> Int {
+    private func shortenIDs(_ byID: ShortIDSort, into ordered: RunSorter) throws(CLIError) -> Int {
         var width = 0
-        var previous: [Unicode.Scalar] = []
-        var group: (key: [Unicode.Scalar], payloads: [[UInt8]])? = nil
         var failure: FileSystemError?
-        func finish(_ key: [Unicode.Scalar], _ payloads: [[UInt8]], next: [Unicode.Scalar]) -> Bool {
-            let shared = max(Self.common(previous, key), Self.common(key, next))
-            let shown = min(key.count, max(ShortIDs.minimum, shared + 1))
-            for payload in payloads where !payload.isEmpty {
+        do {
+            try byID.merge { payload, shown, unique in
                 let (orderKey, rowBytes) = Self.unframe(payload)
                 var row = ListRow(decoding: rowBytes)
-                let spelled = row.id.unicodeScalars.count == key.count ? Array(row.id.unicodeScalars) : key
-                row.shortID = String(String.UnicodeScalarView(spelled.prefix(shown)))
-                row.unique = min(key.count, shared + 1)
+                row.shortID = ShortIDSort.shortID(row.id, shown: shown)
+                row.unique = unique
                 width = max(width, row.shortID.count)
-                do { try ordered.add(key: orderKey, payload: row.encoded()) } catch {
+                do throws(FileSystemError) { try ordered.add(key: orderKey, payload: row.encoded()) } catch {
                     failure = error
                     return false
                 }
-            }
-            previous = key
-            return true
-        }
-        do {
-            try byID.sorted { record in
-                let key = Array(String(decoding: record.key, as: UTF8.self).unicodeScalars)
-                if group?.key == key {
-                    group!.payloads.append(record.payload)
-                    return true
-                }
-                if let g = group, !finish(g.key, g.payloads, next: key) { return false }
-                group = (key, [record.payload])
                 return true
             }
-            if let g = group { _ = finish(g.key, g.payloads, next: []) }
         } catch {
             throw .store(.io(error))
         }
@@ -160,6 +143,10 @@ struct ListPipeline {
         do { try sorter.add(key: key, payload: payload) } catch { throw .io(error) }
     }
 
+    private static func io(_ call: () throws(FileSystemError) -> Void) throws(StoreError) {
+        do { try call() } catch { throw .io(error) }
+    }
+
     /// The order key, after its length in 4 bytes, then the row.
     static func frame(_ key: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
@@ -171,11 +158,5 @@ struct ListPipeline {
         var n = 0
         for b in 0..<4 { n |= Int(payload[b]) << (8 * b) }
         return (Array(payload[4..<4 + n]), Array(payload[(4 + n)...]))
-    }
-
-    static func common(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        var n = 0
-        while n < a.count && n < b.count && a[n] == b[n] { n += 1 }
-        return n
     }
 }
