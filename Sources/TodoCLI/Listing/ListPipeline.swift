@@ -79,11 +79,14 @@ struct ListPipeline {
     }
 
     /// The kind and queue position of each item's last pending operation, by encoded id: one
-    /// listing of the operations folder, no file opened.
+    /// walk of the operations folder, no file opened (about 100 bytes per pending item).
     private func pendingOperations() throws(CLIError) -> [String: (kind: String, sequence: Int)] {
         var latest: [String: (kind: String, sequence: Int)] = [:]
         do throws(StoreError) {
-            for op in try store.operationNames() where op.table == table { latest[op.encodedID] = (op.kind.rawValue, op.sequence) }
+            try store.forEachOperationName { op in
+                guard op.table == table, op.sequence > latest[op.encodedID]?.sequence ?? Int.min else { return }
+                latest[op.encodedID] = (op.kind.rawValue, op.sequence)
+            }
         } catch {
             throw .store(error)
         }
