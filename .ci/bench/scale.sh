@@ -63,6 +63,8 @@ for n in $sizes; do
   measure "status1 items $n" "$items" "$bin/todo" status
   measure "status items $n" "$items" "$bin/todo" status
   measure "list items $n" "$items" "$bin/todo" list --all
+  measure "listjson items $n" "$items" "$bin/todo" list --all --json
+  measure "export items $n" "$items" "$bin/todo" export --json-lines
   measure "show items $n" "$items" "$bin/todo" show "$first"
   measure "diff items $n" "$items" "$bin/todo" diff
   measure "log items $n" "$items" "$bin/todo" log
@@ -77,6 +79,8 @@ for n in $sizes; do
   measure "status1 pending $n" "$pending" "$bin/todo" status
   measure "status pending $n" "$pending" "$bin/todo" status
   measure "list pending $n" "$pending" "$bin/todo" list --all
+  measure "listjson pending $n" "$pending" "$bin/todo" list --all --json
+  measure "export pending $n" "$pending" "$bin/todo" export --json-lines
   measure "show1 pending $n" "$pending" "$bin/todo" show "$first"
   measure "diff pending $n" "$pending" "$bin/todo" diff
   measure "log pending $n" "$pending" "$bin/todo" log
@@ -96,7 +100,7 @@ done
 printf '\n%-22s' "command (seconds, MB)"
 for n in $sizes; do printf '%18s' "$n"; done; printf '%14s\n' "x per 10x"
 for store in items pending; do
-  for cmd in status1 status list show1 show diff log doctor add edit done rm pull clone push; do
+  for cmd in status1 status list listjson export show1 show diff log doctor add edit done rm pull clone push; do
     [ -n "${T[$cmd $store ${sizes%% *}]:-}" ] || continue
     printf '%-22s' "$cmd ($store)"
     prev=
@@ -109,6 +113,7 @@ for store in items pending; do
     printf '%14s\n' "${growth# }"
   done
 done
+echo "(listjson: list --all --json; export: export --json-lines)"
 echo "(status1: the first status, which fills .todo/cache/item-stamps; status: the next one)"
 echo "(show1: a show before any local change, which lists the operations folder; show: one after them,"
 echo " which uses the index of pending operations that doctor rebuilt and add, edit, done, rm kept)"

@@ -1,7 +1,7 @@
 /// Every command, in the order `todo --help` lists them.
 enum CommandTable {
     nonisolated(unsafe) static let all: [any Command.Type] = [
-        InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
+        InitCommand.self, AddCommand.self, ListCommand.self, ExportCommand.self, ShowCommand.self, EditCommand.self,
         DoneCommand.self, UndoneCommand.self, RemoveCommand.self, UndoCommand.self, StatusCommand.self, LogCommand.self,
         DiffCommand.self, RemoteCommand.self, CloneCommand.self, PushCommand.self, PullCommand.self,
         SyncCommand.self, ResolveCommand.self, PurgeCommand.self, TableCommand.self, QueryCommand.self, DoctorCommand.self, CompletionCommand.self, ManCommand.self,

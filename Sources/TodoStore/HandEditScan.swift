@@ -53,6 +53,31 @@ extension Store {
         return edits.sorted { $0.path < $1.path }
     }
 
+    /// Hand edits of the item files with no pending operation (`hasOperations` says which have
+    /// one, by table and encoded id), sorted by path: for `diff`, which finds the others with
+    /// their operations. No operation is read, and item files are walked, a batch at a time: each
+    /// is read once, unless the stamp cache `status` keeps (`ItemStampCache`) says it is clean.
+    /// The cache is a table in memory (about 200 bytes an item), so it is used only while its
+    /// file is under `cacheLimit`: past that (some 80,000 items) every file is read, in flat memory.
+    public func handEditsWithoutOperations(table: String?, hasOperations: (String, String) -> Bool) throws(StoreError) -> [HandEdit] {
+        let cacheFile = fs.stamp(layout.absolute(StoreLayout.itemStampsFile))
+        let cache = (cacheFile?.size ?? 0) <= Self.cacheLimit ? ItemStampCache.load(self) : ItemStampCache()
+        var edits: [HandEdit] = []
+        for t in try tables() where table == nil || t == table {
+            let dir = layout.itemsDirectory(t)
+            let clean = { (name: String) -> Bool in
+                guard let known = cache.entries[dir + "/" + name] else { return false }
+                return self.fs.stamp(self.layout.absolute(dir + "/" + name)) == known
+            }
+            try forEachItemFile(table: t, include: { !hasOperations(t, String($0.dropLast(5))) && !clean($0) }) { file throws(StoreError) in
+                edits += handEdits(file, operations: [], table: t)
+            }
+        }
+        return edits.sorted { $0.path < $1.path }
+    }
+
+    static let cacheLimit: Int64 = 8 << 20
+
     /// Hand edits of the items that have these operations, and of the operations' copies to send:
     /// what a push would overwrite with the server's copy, or send unlike the item. Reads one item
     /// file per item (on 8 threads for a long queue).

@@ -21,6 +21,33 @@ extension Store {
         return keys
     }
 
+    /// The same keys one at a time (some twice), without holding them: the items folder is
+    /// walked, not listed.
+    public func forEachKnownIDKey(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
+        let dir = layout.itemsDirectory(table)
+        var hashed: [String] = []
+        var failure: StoreError?
+        do {
+            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
+                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
+                guard let key = IDEncoding.decode(String(name.dropLast(5))) else {
+                    hashed.append(name)
+                    return true
+                }
+                do throws(StoreError) { try body(key) } catch {
+                    failure = error
+                    return false
+                }
+                return true
+            }
+        } catch {
+            throw .io(error)
+        }
+        if let failure { throw failure }
+        for name in hashed { if let file = try decodeItemFile(dir + "/" + name) { try body(ItemID.key(file.item.id)) } }
+        for key in try knownIDKeysWithoutItems(table: table) { try body(key) }
+    }
+
     /// The known key other than `key` that shares the longest prefix with it: all the short id of
     /// one item needs (`ShortIDs`), found in one pass over the names, without sorting every id of
     /// the table (1 s at 100,000 items). Nil when the table knows no other id.
@@ -68,7 +95,7 @@ extension Store {
     }
 
     /// The keys of a table's pending deletes (ids without an item file) and open conflicts.
-    private func knownIDKeysWithoutItems(table: String) throws(StoreError) -> Set<String> {
+    public func knownIDKeysWithoutItems(table: String) throws(StoreError) -> Set<String> {
         var keys: Set<String> = []
         for name in try operationNamesWithoutItemFiles() where name.table == table {
             if let key = IDEncoding.decode(name.encodedID) {

@@ -210,3 +210,15 @@ extension PendingIndex {
         return findings
     }
 }
+
+extension Store {
+    /// Where a command may put scratch files (`RunSorter`'s runs): `.todo/cache` when it can be
+    /// written, else the system's temporary folder (a read-only replica).
+    public func scratchFolders(environment: [String: String]) -> [String] {
+        var folders: [String] = []
+        if (try? CacheFolder.prepare(self)) != nil { folders.append(layout.absolute(StoreLayout.cacheDirectory)) }
+        let tmp = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        folders.append(tmp)
+        return folders
+    }
+}

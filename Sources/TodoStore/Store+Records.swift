@@ -74,6 +74,38 @@ extension Store {
         return try readItemFiles(try list(dir).filter { $0.hasSuffix(".json") }.map { dir + "/" + $0 }, parallel: true)
     }
 
+    /// Every item file of a table, one at a time, without holding them or the folder's listing:
+    /// names are taken from the folder in batches of 2,048, each read (on 8 threads) then given
+    /// to `body` in order; each file is read once. For `list` and `export` of a million items.
+    /// `include` picks by file name (`<enc>.json`) before a file is read.
+    public func forEachItemFile(table: String, include: (String) -> Bool = { _ in true },
+                                _ body: (ItemFile) throws(StoreError) -> Void) throws(StoreError) {
+        let dir = layout.itemsDirectory(table)
+        var batch: [String] = []
+        var failure: StoreError?
+        func drain() -> Bool {
+            do throws(StoreError) {
+                for file in try readItemFiles(batch, parallel: true) { try body(file) }
+            } catch {
+                failure = error
+                return false
+            }
+            batch.removeAll(keepingCapacity: true)
+            return true
+        }
+        do {
+            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
+                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name), include(name) else { return true }
+                batch.append(dir + "/" + name)
+                return batch.count < 2048 || drain()
+            }
+        } catch {
+            throw .io(error)
+        }
+        if let failure { throw failure }
+        if !batch.isEmpty, !drain(), let failure { throw failure }
+    }
+
     /// The item files at these paths (missing ones left out); more than 256 on 8 threads.
     func readItemFiles(_ paths: [String], parallel: Bool) throws(StoreError) -> [ItemFile] {
         guard parallel, paths.count > 256 else { return try readItemFiles(paths) }
@@ -136,6 +168,31 @@ extension Store {
             names.append(parsed)
         }
         return names.sorted { $0.sequence < $1.sequence }
+    }
+
+    /// The queue's file names one at a time, in folder order (not queue order), without holding
+    /// the listing: for `log` and `diff`, which sort them on disk (`RunSorter`).
+    public func forEachOperationName(_ body: (OperationFileName) throws(StoreError) -> Void) throws(StoreError) {
+        var failure: StoreError?
+        do {
+            _ = try fs.scanDirectory(layout.absolute(StoreLayout.operationsDirectory)) { name in
+                guard !StoreLayout.isLeftover(name) else { return true }
+                do throws(StoreError) {
+                    guard let parsed = OperationFileName(parsing: name) else {
+                        throw .corrupt(path: displayPath(StoreLayout.operationsDirectory + "/" + name),
+                                       reason: "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json")
+                    }
+                    try body(parsed)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+        } catch {
+            throw .io(error)
+        }
+        if let failure { throw failure }
     }
 
     public func operation(_ name: OperationFileName) throws(StoreError) -> PendingOperation? {

@@ -16,6 +16,9 @@ public protocol FileSystem: Sendable {
     func removeDirectory(_ path: String) throws(FileSystemError)
     /// Names in a directory (no `.`/`..`), or nil when it does not exist.
     func listDirectory(_ path: String) throws(FileSystemError) -> [String]?
+    /// The names of a directory one at a time, while `body` returns true: a folder of a million
+    /// items is walked without holding its listing. False when the directory does not exist.
+    func scanDirectory(_ path: String, _ body: (String) -> Bool) throws(FileSystemError) -> Bool
     /// mkdir -p.
     func createDirectory(_ path: String) throws(FileSystemError)
     /// fsync of a directory, so renames and removals in it survive a power loss.
@@ -46,6 +49,15 @@ public protocol FileSystem: Sendable {
 extension FileSystem {
     public func containsEntry(_ path: String, where matches: (String) -> Bool) throws(FileSystemError) -> Bool {
         (try listDirectory(path) ?? []).contains(where: matches)
+    }
+}
+
+extension FileSystem {
+    /// Through `listDirectory`: file systems that keep no real folders (views, fault injection).
+    public func scanDirectory(_ path: String, _ body: (String) -> Bool) throws(FileSystemError) -> Bool {
+        guard let names = try listDirectory(path) else { return false }
+        for name in names where !body(name) { break }
+        return true
     }
 }
 

@@ -111,6 +111,22 @@ public struct LocalFileSystem: FileSystem {
         return true
     }
 
+    public func scanDirectory(_ path: String, _ body: (String) -> Bool) throws(FileSystemError) -> Bool {
+        guard let dir = opendir(path) else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return false }
+            throw FileSystemError(operation: "list", path: path, code: code, reason: errnoText(code))
+        }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in
+                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != "..", !body(name) { break }
+        }
+        return true
+    }
+
     public func createDirectory(_ path: String) throws(FileSystemError) {
         if isDirectory(path) { return }
         let parent = path.parentPath

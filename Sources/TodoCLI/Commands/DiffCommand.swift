@@ -1,3 +1,4 @@
+import TodoBasics
 import TodoModel
 import TodoStore
 
@@ -12,27 +13,32 @@ struct DiffCommand: Command {
         """
     static let options: [OptionSpec] = [.table, .json]
 
+    /// Streams: entries are built, printed and dropped one item at a time (`DiffEntry.each`);
+    /// `--json` is written one element at a time, in the bytes of one array.
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 0, max: 1, names: "ID").first
+        let json = args.has("--json")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (id, entries) = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) -> (String?, [DiffEntry]) in
+        try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) in
+            try StoreAccess.startStreaming(ctx)
             let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, s, create: false) : nil
             let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: s) }
-            var entries: [DiffEntry]
-            do throws(StoreError) { entries = try DiffEntry.load(s, table: onlyTable, id: id) } catch { throw .store(error) }
-            for i in entries.indices { if let c = entries[i].conflict { entries[i].resolveHint = ResolveHint.command([c], s) } }
-            return (id, entries)
-        }
-        if let idArg, entries.isEmpty, !args.has("--json") {
-            ctx.console.out("\(ShortID.of(id ?? idArg)): no local changes")
-            return ExitCode.ok
-        }
-        if args.has("--json") {
-            ctx.console.outRaw(JSONValue.array(entries.map(\.json)).canonicalBytes())
-        } else {
-            for (i, entry) in entries.enumerated() {
-                if i > 0 { ctx.console.out("") }
-                for line in DiffRenderer.render(entry) { ctx.console.out(line) }
+            var count = 0
+            try DiffEntry.each(s, table: onlyTable, id: id) { entry throws(CLIError) in
+                var entry = entry
+                if let c = entry.conflict { entry.resolveHint = ResolveHint.command([c], s) }
+                if json {
+                    ctx.console.outRaw(Array((count == 0 ? "[\n  " : ",\n  ").utf8) + entry.json.canonicalBytes(nestedAt: 1))
+                } else {
+                    if count > 0 { ctx.console.out("") }
+                    for line in DiffRenderer.render(entry) { ctx.console.out(line) }
+                }
+                count += 1
+            }
+            if json {
+                ctx.console.outRaw(Array((count == 0 ? "[]\n" : "\n]\n").utf8))
+            } else if let idArg, count == 0 {
+                ctx.console.out("\(ShortID.of(id ?? idArg)): no local changes")
             }
         }
         return ExitCode.ok
@@ -57,39 +63,106 @@ struct DiffEntry {
     /// The first operation's base: the server copy all local changes started from.
     var base: Item? { conflict?.base ?? operations.first?.base ?? (operations.isEmpty ? written : nil) }
 
-    /// Reads the queue and the conflicts once, then one item at a time: O(n) in the pending
-    /// operations (it listed the operations folder once per item, O(n²): 32 s for 8,000).
-    static func load(_ store: Store, table: String?, id: String?) throws(StoreError) -> [DiffEntry] {
+    /// Every item's entry, in queue order of its first operation, then conflicts without
+    /// operations, then items edited by hand with nothing pending. The queue's file names are
+    /// sorted on disk by item (`RunSorter`), each item's names then by its first sequence; each
+    /// item's operations, conflict and file are read when its turn comes and dropped after it:
+    /// O(n log n) and flat memory (it listed the operations folder once per item, O(n²): 32 s for
+    /// 8,000; then held every operation).
+    static func each(_ store: Store, table: String?, id: String?, _ body: (DiffEntry) throws(CLIError) -> Void) throws(CLIError) {
+        /// An item's entry from its operations (nil: read them by id) and conflict.
+        func emit(_ t: String, _ i: String, _ ops: [PendingOperation]?, _ conflict: Conflict?) throws(CLIError) {
+            let e: DiffEntry?
+            do throws(StoreError) {
+                let history = if let ops { try store.history(table: t, id: i, operations: ops) } else { try store.history(table: t, id: i) }
+                e = try entry(store, history, conflict: conflict)
+            } catch { throw .store(error) }
+            if let e { try body(e) }
+        }
         if let table, let id {
-            let history = try store.history(table: table, id: id)
-            return try entry(store, history, conflict: try store.conflict(table: table, id: id)).map { [$0] } ?? []
+            let conflict: Conflict?
+            do { conflict = try store.conflict(table: table, id: id) } catch { throw .store(error) }
+            try emit(table, id, nil, conflict)
+            return
         }
-        func key(_ table: String, _ id: String) -> String { "\(table)/\(ItemID.key(id))" }
-        var keys: [(String, String)] = []
-        var opsByKey: [String: [PendingOperation]] = [:]
-        for op in try store.operations(table: table) {
-            let k = key(op.table, op.id)
-            if opsByKey[k] == nil { keys.append((op.table, op.id)) }
-            opsByKey[k, default: []].append(op)
-        }
+        func key(_ table: String, _ encoded: String) -> String { "\(table)/\(encoded)" }
         var conflicts: [String: Conflict] = [:]
-        for c in try store.conflicts() where table == nil || c.table == table {
-            let k = key(c.table, c.id)
-            if opsByKey[k] == nil && conflicts[k] == nil { keys.append((c.table, c.id)) }
-            conflicts[k] = c
+        var withOperations = Set<String>()
+        let items: RunSorter
+        do throws(StoreError) {
+            for c in try store.conflicts() where table == nil || c.table == table { conflicts[key(c.table, IDEncoding.fileName(for: c.id))] = c }
+            items = try queueByItem(store, table: table, withOperations: &withOperations)
+        } catch { throw .store(error) }
+        var failure: CLIError?
+        do {
+            try items.sorted { record in
+                do throws(CLIError) {
+                    var ops: [PendingOperation] = []
+                    do throws(StoreError) {
+                        for text in record.payload.split(separator: 10) {
+                            if let name = OperationFileName(parsing: String(decoding: text, as: UTF8.self)), let op = try store.operation(name) { ops.append(op) }
+                        }
+                    } catch { throw .store(error) }
+                    guard let first = ops.first else { return true }
+                    try emit(first.table, first.id, ops, conflicts[key(first.table, IDEncoding.fileName(for: first.id))])
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+        } catch { throw .store(.io(error)) }
+        if let failure { throw failure }
+        for (k, c) in conflicts.sorted(by: { $0.key < $1.key }) where !withOperations.contains(k) {
+            try emit(c.table, c.id, [], c)
+            withOperations.insert(k)
         }
         // Then items edited by hand with no pending change (the store may be scanned here).
-        var seen = Set(keys.map { key($0.0, $0.1) })
-        for e in try store.handEdits(table: table) where seen.insert(key(e.table, e.id)).inserted {
-            keys.append((e.table, e.id))
+        let edits: [HandEdit]
+        do {
+            edits = try store.handEditsWithoutOperations(table: table) { t, encoded in withOperations.contains(key(t, encoded)) }
+        } catch { throw .store(error) }
+        for e in edits { try emit(e.table, e.id, [], nil) }
+    }
+
+    /// The queue's names grouped by item, in the order of each item's first operation: a sort by
+    /// (item, sequence), whose merge gathers each item's names (joined by newlines) into a sort
+    /// by first sequence. `withOperations` gets every item that has some.
+    private static func queueByItem(_ store: Store, table: String?, withOperations: inout Set<String>) throws(StoreError) -> RunSorter {
+        let folders = store.scratchFolders(environment: [:])
+        let byItem = RunSorter(folders: folders)
+        let byFirst = RunSorter(folders: folders)
+        try store.forEachOperationName { name throws(StoreError) in
+            guard table == nil || name.table == table else { return }
+            let key = Array("\(name.table)/\(name.encodedID)".utf8) + [0] + sequenceKey(name.sequence)
+            do throws(FileSystemError) { try byItem.add(key: key, payload: Array(name.name.utf8)) } catch { throw .io(error) }
         }
-        var entries: [DiffEntry] = []
-        for (t, i) in keys {
-            let k = key(t, i)
-            let history = try store.history(table: t, id: i, operations: opsByKey[k] ?? [])
-            if let e = try entry(store, history, conflict: conflicts[k]) { entries.append(e) }
+        var group: (item: ArraySlice<UInt8>, first: [UInt8], names: [UInt8])? = nil
+        var failure: FileSystemError?
+        func flush() {
+            guard let g = group, failure == nil else { return }
+            withOperations.insert(String(decoding: g.item, as: UTF8.self))
+            do throws(FileSystemError) { try byFirst.add(key: g.first, payload: g.names) } catch { failure = error }
         }
-        return entries
+        do {
+            try byItem.sorted { record in
+                let item = record.key.dropLast(9)
+                if group?.item == item {
+                    group!.names += [10] + record.payload
+                } else {
+                    flush()
+                    group = (item, Array(record.key.suffix(8)), record.payload)
+                }
+                return failure == nil
+            }
+        } catch { throw .io(error) }
+        flush()
+        if let failure { throw .io(failure) }
+        return byFirst
+    }
+
+    private static func sequenceKey(_ n: Int) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
     }
 
     private static func entry(_ store: Store, _ history: ItemHistory, conflict: Conflict?) throws(StoreError) -> DiffEntry? {

@@ -4,71 +4,69 @@ import TodoStore
 struct ListCommand: Command {
     static let name = "list"
     static let summary = "list items (incomplete ones by default)"
-    static let usage = "list [--all|--done] [--table NAME] [--json]"
+    static let usage = "list [--pending|--done|--all] [--where FIELD=VALUE]... [--sort [-]FIELD]... [--limit N] [--columns LIST] [--color WHEN] [--table NAME] [--json|--json-lines]"
     static let discussion = """
-        Lists the table's items, oldest first: incomplete ones by default, --done for complete ones,
-        --all for every item. A pending local change is shown after the text.
+        Lists the table's items, oldest first: incomplete ones by default (--pending), --done for
+        complete ones, --all for every item. A pending local change is shown after the text.
+        --where keeps items whose field (or id, createdAt, updatedAt, version, done) is equal
+        (FIELD=VALUE), not equal (FIELD!=VALUE) or contains a text ignoring case (FIELD~TEXT); several
+        must all hold. --sort orders by fields first (-FIELD: descending; items without the field come
+        last), oldest first after them. On a terminal, lines are cut to its width and coloured (the
+        unique part of each id highlighted, done items dimmed); NO_COLOR or --color never turns colour
+        off. Any size of table is listed in bounded memory; output starts when the items are sorted.
         """
     static let options: [OptionSpec] = [
-        OptionSpec("--all", .flag, "every item"),
+        OptionSpec("--pending", .flag, "incomplete items only (the default)"),
         OptionSpec("--done", .flag, "complete items only"),
+        OptionSpec("--all", .flag, "every item"),
+        OptionSpec("--where", .repeated("FIELD=VALUE"), "only items that match: FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT"),
+        OptionSpec("--sort", .repeated("[-]FIELD"), "order by a field first (-FIELD: descending); commas for several"),
+        OptionSpec("--limit", .value("N"), "at most N items"),
+        OptionSpec("--columns", .value("LIST"), "columns, with commas: id, done, text, or any field (default id,done,text)"),
+        OptionSpec("--color", .value("WHEN"), "auto (on a terminal, unless NO_COLOR is set), always or never"),
         .table, .json,
+        OptionSpec("--json-lines", .flag, "one JSON item per line (as 'jq -c' expects)"),
     ]
 
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
-        if args.has("--all") && args.has("--done") { throw .usage("--all and --done exclude each other", command: name) }
-        let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (table, files, pending, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> (String, [ItemFile], [String: OperationFileName], ShortIDs) in
-            let table = try StoreAccess.table(args, s, create: false)
-            let short = try ShortIDs.load(s, table: table)
-            do throws(StoreError) {
-                var latest: [String: OperationFileName] = [:]
-                for op in try s.operationNames() where op.table == table { latest[op.encodedID] = op }
-                return (table, try s.itemFiles(table: table), latest, short)
-            } catch { throw .store(error) }
-        }
-        // Items whose file was edited by hand are listed as they are, marked, and reported.
-        let edited = Set(files.filter { $0.handChanges != nil }.map { ItemID.key($0.item.id) })
-        for file in files {
-            if let changes = file.handChanges {
-                StoreAccess.warnHandEdit(HandEdit(table: table, id: file.item.id, path: file.path, subject: .item(changes: changes)), ctx)
-            }
-        }
-        let items = files.map(\.item)
-        let shown = items.filter { args.has("--all") || (args.has("--done") ? $0.isComplete : !$0.isComplete) }
-        let ordered = order(shown, pending)
-        if args.has("--json") {
-            ctx.console.outRaw(JSONValue.array(ordered.map(\.json)).canonicalBytes())
-            return ExitCode.ok
-        }
-        let width = ordered.map { short.of($0.id).count }.max() ?? 0
-        for item in ordered {
-            let mark = item.isComplete ? "[x]" : "[ ]"
-            var line = "\(pad(short.of(item.id), width))  \(mark) \(item.text ?? "")"
-            if let op = pending[IDEncoding.fileName(for: item.id)] { line += "  (pending \(op.kind.rawValue))" }
-            if edited.contains(ItemID.key(item.id)) { line += "  (edited by hand)" }
-            ctx.console.out(line)
-        }
+        let query = try ListQuery.parse(args, command: name, terminal: ctx.terminal, environment: ctx.environment)
+        try stream(query, args, ctx, command: name)
         return ExitCode.ok
     }
 
-    /// Oldest first: items the server has by creation time, then local-only ones in queue order.
-    static func order(_ items: [Item], _ pending: [String: OperationFileName]) -> [Item] {
-        items.sorted { a, b in
-            switch (a.system.createdAt, b.system.createdAt) {
-            case let (x?, y?): return x != y ? x < y : a.id.scalarLess(b.id)
-            case (_?, nil): return true
-            case (nil, _?): return false
-            case (nil, nil):
-                let sa = pending[IDEncoding.fileName(for: a.id)]?.sequence ?? Int.max
-                let sb = pending[IDEncoding.fileName(for: b.id)]?.sequence ?? Int.max
-                return sa != sb ? sa < sb : a.id.scalarLess(b.id)
-            }
+    /// Lists through `ListPipeline` in one consistent read; hand-edited item files are listed as
+    /// they are, marked, and reported on stderr.
+    static func stream(_ query: ListQuery, _ args: ParsedArguments, _ ctx: CommandContext, command: String) throws(CLIError) {
+        let store = try StoreAccess.open(ctx, writable: false, command: command)
+        let edits = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) -> [HandEdit] in
+            let table = try StoreAccess.table(args, s, create: false)
+            return try ListPipeline(query: query, table: table, store: s, ctx: ctx).run()
         }
+        for edit in edits { StoreAccess.warnHandEdit(edit, ctx) }
     }
+}
 
-    private static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
+struct ExportCommand: Command {
+    static let name = "export"
+    static let summary = "print every item of a table as JSON"
+    static let usage = "export [--table NAME] [--json-lines]"
+    static let discussion = """
+        Prints every item of the table (complete or not) as JSON, as 'todo show --json' shows one, in
+        the order of 'todo list' (oldest first): one array, or with --json-lines one item per line (as
+        'jq -c' reads). Any size of table is exported in bounded memory. To export every table, run it
+        once per table ('todo status' lists them).
+        """
+    static let options: [OptionSpec] = [.table, OptionSpec("--json-lines", .flag, "one JSON item per line (as 'jq -c' expects)")]
+
+    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        _ = try positionals(args, min: 0, max: 0, names: "")
+        var query = ListQuery()
+        query.state = .all
+        query.output = args.has("--json-lines") ? .jsonLines : .json
+        try ListCommand.stream(query, args, ctx, command: name)
+        return ExitCode.ok
+    }
 }
 
 struct ShowCommand: Command {

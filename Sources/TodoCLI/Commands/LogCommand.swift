@@ -1,3 +1,4 @@
+import TodoBasics
 import TodoModel
 import TodoStore
 
@@ -12,33 +13,125 @@ struct LogCommand: Command {
         """
     static let options: [OptionSpec] = [OptionSpec("--table", .value("NAME"), "only this table"), .json]
 
+    /// Streams in flat memory at any queue length: the queue's file names go through a sort by
+    /// sequence on disk (`RunSorter`), and each operation is read, printed and dropped in turn;
+    /// short ids come from a sort by id with every id of the tables shown (`ShortIDSort`).
+    /// `--json` is written one element at a time, in the bytes one `canonicalBytes` gave.
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         _ = try positionals(args, min: 0, max: 0, names: "")
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (ops, receipts, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) -> ([PendingOperation], [Receipt], TableShortIDs) in
+        try StoreAccess.read(store, ctx) { s throws(CLIError) in
+            try StoreAccess.startStreaming(ctx)
             let table = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
-            let ops: [PendingOperation], receipts: [Receipt]
-            do throws(StoreError) { (ops, receipts) = (try s.operations(table: table), try s.receipts().filter { table == nil || $0.table == table }) } catch { throw .store(error) }
-            return (ops, receipts, try TableShortIDs.load(s, tables: ops.map(\.table) + receipts.map(\.table)))
-        }
-        let newestFirst = Array(receipts.reversed())
-        if args.has("--json") {
-            let value: JSONValue = ["pending": .array(ops.map(\.json)), "receipts": .array(newestFirst.map(\.json))]
-            ctx.console.outRaw(value.canonicalBytes())
-            return ExitCode.ok
-        }
-        ctx.console.out(ops.isEmpty ? "No pending operations." : "Pending operations (queue order):")
-        for op in ops {
-            var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(short.of(op.id, table: op.table))  \(summary(op))"
-            if op.isSealed { line += "  (sent, awaiting confirmation)" }
-            ctx.console.out(line)
-        }
-        ctx.console.out("")
-        ctx.console.out(receipts.isEmpty ? "No receipts." : "Receipts (newest first):")
-        for r in newestFirst {
-            ctx.console.out("  \(r.number)  \(r.at)  \(r.decision.rawValue) \(r.rule)  \(r.table)  \(short.of(r.id, table: r.table))  \(lost(r))")
+            let json = args.has("--json")
+            let budget = ctx.environment["TODO_TEST_SORT_BUDGET"].flatMap { Int($0) } ?? 8 << 20
+            let folders = s.scratchFolders(environment: ctx.environment)
+            let queue = RunSorter(budget: budget, folders: folders)
+            var receiptShown: [Int: Int] = [:]
+            let receipts: [Receipt]
+            do throws(StoreError) {
+                receipts = try s.receipts().filter { table == nil || $0.table == table }
+                if json {
+                    try s.forEachOperationName { name throws(StoreError) in
+                        guard table == nil || name.table == table else { return }
+                        try io { () throws(FileSystemError) in try queue.add(key: sequenceKey(name.sequence), payload: Array(name.name.utf8)) }
+                    }
+                } else {
+                    try shortIDs(s, table: table, receipts: receipts, budget: budget, folders: folders, queue: queue, receiptShown: &receiptShown)
+                }
+            } catch { throw .store(error) }
+            if json { ctx.console.outRaw(Array("{\n  \"pending\": ".utf8)) }
+            var shown = 0
+            var failure: StoreError?
+            do throws(FileSystemError) {
+                try queue.sorted { record in
+                    let length = json ? 0 : Int(record.payload[0]) << 8 | Int(record.payload[1])
+                    let text = String(decoding: record.payload.dropFirst(json ? 0 : 2), as: UTF8.self)
+                    let op: PendingOperation
+                    do throws(StoreError) {
+                        guard let name = OperationFileName(parsing: text), let read = try s.operation(name) else { return true }
+                        op = read
+                    } catch {
+                        failure = error
+                        return false
+                    }
+                    if json {
+                        ctx.console.outRaw(Array((shown == 0 ? "[\n    " : ",\n    ").utf8) + op.json.canonicalBytes(nestedAt: 2))
+                    } else {
+                        if shown == 0 { ctx.console.out("Pending operations (queue order):") }
+                        var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(ShortIDSort.shortID(op.id, shown: length))  \(summary(op))"
+                        if op.isSealed { line += "  (sent, awaiting confirmation)" }
+                        ctx.console.out(line)
+                    }
+                    shown += 1
+                    return true
+                }
+            } catch { throw .store(.io(error)) }
+            if let failure { throw .store(failure) }
+            let newestFirst = Array(receipts.enumerated().reversed())
+            if json {
+                ctx.console.outRaw(Array((shown == 0 ? "[]" : "\n  ]").utf8))
+                let rest = JSONValue.array(newestFirst.map(\.element.json)).canonicalBytes(nestedAt: 1)
+                ctx.console.outRaw(Array(",\n  \"receipts\": ".utf8) + rest + Array("\n}\n".utf8))
+                return
+            }
+            if shown == 0 { ctx.console.out("No pending operations.") }
+            ctx.console.out("")
+            ctx.console.out(receipts.isEmpty ? "No receipts." : "Receipts (newest first):")
+            for (i, r) in newestFirst {
+                let id = ShortIDSort.shortID(r.id, shown: receiptShown[i] ?? r.id.unicodeScalars.count)
+                ctx.console.out("  \(r.number)  \(r.at)  \(r.decision.rawValue) \(r.rule)  \(r.table)  \(id)  \(lost(r))")
+            }
         }
         return ExitCode.ok
+    }
+
+    /// The sort by id that gives operations (into `queue`, by sequence, after the short id's
+    /// length in 2 bytes) and receipts (`receiptShown`) their short ids.
+    private static func shortIDs(_ s: Store, table: String?, receipts: [Receipt], budget: Int, folders: [String],
+                                 queue: RunSorter, receiptShown: inout [Int: Int]) throws(StoreError) {
+        let ids = ShortIDSort(budget: budget, folders: folders)
+        var tables = Set(receipts.map(\.table))
+        try s.forEachOperationName { name throws(StoreError) in
+            guard table == nil || name.table == table else { return }
+            tables.insert(name.table)
+            var key = IDEncoding.decode(name.encodedID)
+            if key == nil, let op = try s.operation(name) { key = ItemID.key(op.id) }  // a hashed name
+            guard let key else { return }
+            try io { () throws(FileSystemError) in try ids.add(table: name.table, key: key, row: [1] + sequenceKey(name.sequence) + Array(name.name.utf8)) }
+        }
+        for (i, r) in receipts.enumerated() {
+            try io { () throws(FileSystemError) in try ids.add(table: r.table, key: ItemID.key(r.id), row: [2] + Array(String(i).utf8)) }
+        }
+        for t in tables.sorted() {
+            try s.forEachKnownIDKey(table: t) { key throws(StoreError) in try io { () throws(FileSystemError) in try ids.addKnown(table: t, key: key) } }
+        }
+        var failure: FileSystemError?
+        var shownOf: [Int: Int] = [:]
+        try io { () throws(FileSystemError) in
+            try ids.merge { row, shown, _ in
+                if row[0] == 2 {
+                    shownOf[Int(String(decoding: row.dropFirst(), as: UTF8.self)) ?? -1] = shown
+                    return true
+                }
+                let length = [UInt8(truncatingIfNeeded: shown >> 8), UInt8(truncatingIfNeeded: shown)]
+                do throws(FileSystemError) { try queue.add(key: Array(row[1..<9]), payload: length + Array(row[9...])) } catch {
+                    failure = error
+                    return false
+                }
+                return true
+            }
+        }
+        if let failure { throw .io(failure) }
+        receiptShown = shownOf
+    }
+
+    private static func sequenceKey(_ n: Int) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
+    }
+
+    private static func io(_ call: () throws(FileSystemError) -> Void) throws(StoreError) {
+        do { try call() } catch { throw .io(error) }
     }
 
     /// What an operation changes, in a few words.

@@ -12,9 +12,12 @@ public struct CommandContext: Sendable {
     public var environment: [String: String]
     public var workingDirectory: String
     public var console: Console
+    /// What stdout is (`Terminal`); without one given, `TODO_TEST_TERMINAL` or not a terminal.
+    public var terminal: Terminal
 
     public init(fs: any FileSystem, clock: Clock, ids: IDGenerator, environment: [String: String],
-                workingDirectory: String, console: Console) {
+                workingDirectory: String, console: Console, terminal: Terminal? = nil) {
+        self.terminal = terminal ?? Terminal.fromTestSeam(environment) ?? .notATerminal
         self.fs = fs
         self.clock = clock
         self.ids = ids
@@ -33,6 +36,6 @@ public struct CommandContext: Sendable {
         let clock = environment["TODO_TEST_NOW"].flatMap(Int64.init).map(Clock.fixed) ?? .live
         let ids = environment["TODO_TEST_ID_SEED"].flatMap(UInt64.init).map(IDGenerator.seeded) ?? .live
         return CommandContext(fs: LocalFileSystem(), clock: clock, ids: ids, environment: environment,
-                              workingDirectory: cwd, console: .standard())
+                              workingDirectory: cwd, console: .standard(), terminal: .detect(environment))
     }
 }

@@ -4,11 +4,14 @@ import Glibc
 import Synchronization
 
 /// Where a command's output goes. Data goes to `out`, messages to `err`. Live output is buffered
-/// and flushed once at the end, so a command costs one write(2) per stream.
+/// and flushed once at the end, so a command costs one write(2) per stream; stdout past 64 KB is
+/// written as it comes (`list` of a million items starts printing at once and holds no output).
 public final class Console: Sendable {
     private let outBuffer = Mutex<[UInt8]>([])
     private let errBuffer = Mutex<[UInt8]>([])
     private let live: Bool
+    private let wroteOut = Mutex(false)
+    static let streamThreshold = 1 << 16
     /// stderr is a terminal: progress and colour may be shown.
     public let errIsTerminal: Bool
 
@@ -20,9 +23,28 @@ public final class Console: Sendable {
     public static func standard() -> Console { Console(live: true, errIsTerminal: isatty(2) == 1) }
     public static func capturing() -> Console { Console(live: false, errIsTerminal: false) }
 
-    public func out(_ line: String) { outBuffer.withLock { $0.append(contentsOf: line.utf8); $0.append(10) } }
+    public func out(_ line: String) { outBuffer.withLock { $0.append(contentsOf: line.utf8); $0.append(10) }; stream() }
     public func err(_ line: String) { errBuffer.withLock { $0.append(contentsOf: line.utf8); $0.append(10) } }
-    public func outRaw(_ bytes: [UInt8]) { outBuffer.withLock { $0.append(contentsOf: bytes) } }
+    public func outRaw(_ bytes: [UInt8]) { outBuffer.withLock { $0.append(contentsOf: bytes) }; stream() }
+
+    /// Whether some stdout was written already (it cannot be taken back).
+    public var hasWrittenOut: Bool { wroteOut.withLock { $0 } }
+
+    /// Drops stdout not written yet (a read retried from the start prints it again).
+    public func discardUnwrittenOut() { outBuffer.withLock { $0.removeAll() } }
+
+    /// Writes stdout once the buffer passes the threshold (live console only).
+    private func stream() {
+        guard live else { return }
+        let bytes = outBuffer.withLock { b -> [UInt8] in
+            guard b.count >= Self.streamThreshold else { return [] }
+            defer { b.removeAll(keepingCapacity: true) }
+            return b
+        }
+        guard !bytes.isEmpty else { return }
+        wroteOut.withLock { $0 = true }
+        Self.writeAll(1, bytes)
+    }
 
     /// A progress line for long pushes and pulls: drawn over itself on stderr at once, and only
     /// when stderr is a terminal. Nothing is written (or captured) otherwise.

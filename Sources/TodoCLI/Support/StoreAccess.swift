@@ -88,6 +88,18 @@ enum StoreAccess {
         return try result.get()
     }
 
+    /// The start of a read that prints as it goes (`list`, `export`, `log`, `diff`): a consistent
+    /// read retries its body when the store changed meanwhile, and output already written cannot
+    /// be taken back, so a retry after that stops with what happened; before it, the output
+    /// buffered so far is dropped and printed again.
+    static func startStreaming(_ ctx: CommandContext) throws(CLIError) {
+        if ctx.console.hasWrittenOut {
+            throw CLIError(.failure, "the replica changed while it was being listed (another todo command wrote to it)",
+                           hint: "run the command again")
+        }
+        ctx.console.discardUnwrittenOut()
+    }
+
     /// A hand edit a reading command met: what it is and what to do.
     static func warnHandEdit(_ edit: HandEdit, _ ctx: CommandContext) {
         ctx.console.err("warning: " + StoreError.editedByHandMessage(edit))

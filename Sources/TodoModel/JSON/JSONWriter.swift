@@ -12,6 +12,14 @@ extension JSONValue {
         return out
     }
 
+    /// The pretty form nested `level` deep (no final newline): an element of a pretty array
+    /// written one element at a time (`list --json` of a million items).
+    public func canonicalBytes(nestedAt level: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.write(self, into: &out, indent: level, pretty: true)
+        return out
+    }
+
     /// Compact form for wire bodies and one-line output.
     public func compactBytes() -> [UInt8] {
         var out: [UInt8] = []

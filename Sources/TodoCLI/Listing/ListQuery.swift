@@ -1,0 +1,156 @@
+import TodoModel
+
+/// What `list` shows: which items, in what order, how many, which columns, and in what form.
+/// Built from the command line by `ListQuery.parse`, which says what is wrong with a bad value.
+struct ListQuery {
+    enum State: Equatable { case pending, done, all }
+    enum Output: Equatable { case text, json, jsonLines }
+
+    var state: State = .pending
+    var matches: [FieldMatch] = []
+    /// Keys before the default order (oldest first), which breaks ties.
+    var sort: [SortField] = []
+    var limit: Int?
+    var columns: [ListColumn] = ListColumn.standard
+    var output: Output = .text
+    var color = false
+
+    static let whereHint = "write FIELD=VALUE (equal), FIELD!=VALUE (not equal) or FIELD~TEXT (contains, ignoring case), e.g. --where text~milk"
+    static let sortHint = "give FIELD or -FIELD (descending), several with commas, e.g. --sort -updatedAt,text"
+    static let columnsHint = "give column names with commas, e.g. --columns id,done,text,priority (id, done, text, or any field)"
+
+    static func parse(_ args: ParsedArguments, command: String, terminal: Terminal, environment: [String: String]) throws(CLIError) -> ListQuery {
+        var query = ListQuery()
+        let states = ["--pending", "--done", "--all"].filter { args.has($0) }
+        if states.count > 1 { throw .usage("\(states[0]) and \(states[1]) exclude each other", command: command) }
+        query.state = states.first == "--done" ? .done : states.first == "--all" ? .all : .pending
+        for text in args.all("--where") { query.matches.append(try FieldMatch.parse(text)) }
+        for text in args.all("--sort") {
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                var name = String(part)
+                let descending = name.hasPrefix("-")
+                if descending { name.removeFirst() }
+                guard !name.isEmpty else { throw CLIError(.usage, "--sort '\(text)' has an empty field name", hint: sortHint) }
+                query.sort.append(SortField(name: name, descending: descending))
+            }
+        }
+        if let text = args.value("--limit") {
+            guard let n = Int(text), n >= 1 else {
+                throw CLIError(.usage, "--limit '\(text)' is not a number of items", hint: "give a whole number of 1 or more, e.g. --limit 20")
+            }
+            query.limit = n
+        }
+        if args.has("--json") && args.has("--json-lines") { throw .usage("--json and --json-lines exclude each other", command: command) }
+        query.output = args.has("--json") ? .json : args.has("--json-lines") ? .jsonLines : .text
+        if let text = args.value("--columns") {
+            if query.output != .text {
+                throw CLIError(.usage, "--columns chooses columns of the text form; JSON output always holds whole items",
+                               hint: "drop --columns, or pick fields from the JSON with a tool such as jq")
+            }
+            query.columns = []
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard !part.isEmpty else { throw CLIError(.usage, "--columns '\(text)' has an empty column name", hint: columnsHint) }
+                query.columns.append(ListColumn(String(part)))
+            }
+        }
+        query.color = try colorWanted(args.value("--color"), terminal: terminal, environment: environment)
+        return query
+    }
+
+    /// `--color auto` (the default) colours a terminal unless `NO_COLOR` is set (no-color.org)
+    /// or `TERM` is dumb; `always` and `never` decide alone.
+    static func colorWanted(_ value: String?, terminal: Terminal, environment: [String: String]) throws(CLIError) -> Bool {
+        switch value ?? "auto" {
+        case "always": return true
+        case "never": return false
+        case "auto": return terminal.isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+        case let other: throw CLIError(.usage, "--color '\(other)' is not a choice", hint: "give --color auto (colour on a terminal), always or never")
+        }
+    }
+
+    /// Whether an item is shown (before the limit).
+    func shows(_ item: Item) -> Bool {
+        switch state {
+        case .pending: if item.isComplete { return false }
+        case .done: if !item.isComplete { return false }
+        case .all: break
+        }
+        return matches.allSatisfy { $0.matches(item) }
+    }
+}
+
+/// A named value of an item, as `--where`, `--sort` and `--columns` see it: `id`, `createdAt`,
+/// `updatedAt`, `version`, `done` (the `complete` field), or a field.
+enum ItemValue {
+    static func of(_ name: String, in item: Item) -> JSONValue? {
+        switch name {
+        case "id": return .string(item.id)
+        case "createdAt": return item.system.createdAt.map(JSONValue.string)
+        case "updatedAt": return item.system.updatedAt.map(JSONValue.string)
+        case "version": return item.system.version.map(JSONValue.string)
+        case "done": return item.fields["complete"]
+        default: return item.fields[name]
+        }
+    }
+
+    /// As a person reads it: a string as it is, anything else as compact JSON; nil when missing.
+    static func text(_ name: String, in item: Item) -> String? {
+        guard let value = of(name, in: item), !value.isNull else { return nil }
+        return value.stringValue ?? value.compactText
+    }
+}
+
+/// `--where FIELD=VALUE`, `FIELD!=VALUE`, `FIELD~TEXT`.
+struct FieldMatch: Equatable {
+    enum Operator: Equatable { case equals, notEquals, contains }
+    var field: String
+    var op: Operator
+    var value: String
+
+    static func parse(_ text: String) throws(CLIError) -> FieldMatch {
+        guard let at = text.firstIndex(where: { $0 == "=" || $0 == "~" }) else {
+            throw CLIError(.usage, "--where '\(text)' has no operator", hint: ListQuery.whereHint)
+        }
+        var field = String(text[..<at])
+        let value = String(text[text.index(after: at)...])
+        var op: Operator = text[at] == "~" ? .contains : .equals
+        if op == .equals && field.hasSuffix("!") {
+            field.removeLast()
+            op = .notEquals
+        }
+        guard !field.isEmpty else { throw CLIError(.usage, "--where '\(text)' names no field", hint: ListQuery.whereHint) }
+        return FieldMatch(field: field, op: op, value: value)
+    }
+
+    /// Values compare as people read them (`ItemValue.text`): `complete=true`, `text=Buy milk`.
+    /// A missing field equals nothing and contains nothing.
+    func matches(_ item: Item) -> Bool {
+        let text = ItemValue.text(field, in: item)
+        switch op {
+        case .equals: return text == value
+        case .notEquals: return text != value
+        case .contains: return text.map { $0.lowercased().contains(value.lowercased()) } ?? false
+        }
+    }
+}
+
+struct SortField: Equatable {
+    var name: String
+    var descending: Bool
+}
+
+/// A column of the text form. New kinds (an item number) go here and in `ListPrinter.cell`.
+enum ListColumn: Equatable {
+    case id, done, text, field(String)
+
+    static let standard: [ListColumn] = [.id, .done, .text]
+
+    init(_ name: String) {
+        switch name {
+        case "id": self = .id
+        case "done": self = .done
+        case "text": self = .text
+        default: self = .field(name)
+        }
+    }
+}
