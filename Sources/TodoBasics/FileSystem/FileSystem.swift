@@ -40,15 +40,19 @@ public protocol FileSystem: Sendable {
     /// Every name added to or removed from a folder moves its mtime and ctime, so an unchanged
     /// stamp says its listing is unchanged (the index of pending operations relies on it).
     func directoryStamp(_ path: String) -> FileStamp?
-    /// Whether a folder holds a name that `matches`, reading only until the first one: a pull
-    /// asks whether a table's items folder holds any item without listing a million names.
-    /// False when the folder does not exist.
-    func containsEntry(_ path: String, where matches: (String) -> Bool) throws(FileSystemError) -> Bool
 }
 
 extension FileSystem {
+    /// Whether a folder holds a name that `matches`, reading only until the first one: a pull
+    /// asks whether a table's items folder holds any item without listing a million names.
+    /// False when the folder does not exist.
     public func containsEntry(_ path: String, where matches: (String) -> Bool) throws(FileSystemError) -> Bool {
-        (try listDirectory(path) ?? []).contains(where: matches)
+        var contains = false
+        _ = try scanDirectory(path) { name in
+            contains = matches(name)
+            return !contains
+        }
+        return contains
     }
 }
 

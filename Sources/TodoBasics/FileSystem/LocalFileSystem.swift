@@ -80,35 +80,8 @@ public struct LocalFileSystem: FileSystem {
 
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String]? {
         var names: [String] = []
-        let found = try forEachName(path) { names.append($0); return true }
+        let found = try scanDirectory(path) { names.append($0); return true }
         return found ? names : nil
-    }
-
-    public func containsEntry(_ path: String, where matches: (String) -> Bool) throws(FileSystemError) -> Bool {
-        var contains = false
-        _ = try forEachName(path) { name in
-            contains = matches(name)
-            return !contains
-        }
-        return contains
-    }
-
-    /// Calls `body` with each name (no `.`/`..`) while it returns true; false when the folder does
-    /// not exist.
-    private func forEachName(_ path: String, _ body: (String) -> Bool) throws(FileSystemError) -> Bool {
-        guard let dir = opendir(path) else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return false }
-            throw FileSystemError(operation: "list", path: path, code: code, reason: errnoText(code))
-        }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in
-                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != "." && name != ".." && !body(name) { break }
-        }
-        return true
     }
 
     public func scanDirectory(_ path: String, _ body: (String) -> Bool) throws(FileSystemError) -> Bool {
