@@ -45,10 +45,11 @@ enum FailureCampaign {
     /// The store as the next writer leaves it: `todo doctor`'s complaint (nil when clean), then
     /// every file's bytes.
     /// An index of pending operations that doctor finds wrong is a complaint too: a cut-off
-    /// command must never leave one that vouches for the folder and misses a file (`PendingIndex`).
+    /// command must never leave one that vouches for the folder and misses a file (`PendingIndex`);
+    /// so is an index of ids that doctor finds wrong (`IDIndex`).
     static func recovered(_ dir: String) -> (doctor: String?, files: [String: String]) {
         let r = run(["doctor"], in: dir, fs: LocalFileSystem())
-        return (r.code == 0 && !r.out.contains("/cache/pending/") ? nil : r.out + r.err, snapshot(dir))
+        return (r.code == 0 && !r.out.contains("/cache/pending/") && !r.out.contains("/cache/ids/") ? nil : r.out + r.err, snapshot(dir))
     }
 
     /// Runs the campaign for `args` on copies of `template` (a folder holding `.todo`).
