@@ -45,21 +45,26 @@ extension IDIndex {
             if point < changed[i]!.count && changed[i]![point].key == key { changed[i]![point] = entry } else { changed[i]!.insert(entry, at: point) }
         }
         var nextName = (buckets.compactMap { UInt32($0.name) }.max() ?? 0) + 1
-        var splits: [(after: Int, name: String, bound: String)] = []
+        // A full bucket splits into pieces about half full (two, unless one commit filled it more).
+        var splits: [(after: Int, pieces: [(name: String, bound: String)])] = []
         for (i, entries) in changed {
-            if entries.count > store.idIndexBucketLimit {
-                let half = entries.count / 2
-                let name = String(nextName)
-                nextName += 1
-                tx.put(bucketFile(table, buckets[i].name), bucketJSON(Array(entries[..<half])))
-                tx.put(bucketFile(table, name), bucketJSON(Array(entries[half...])))
-                splits.append((i, name, entries[half].key))
-            } else {
+            let limit = store.idIndexBucketLimit
+            guard entries.count > limit else {
                 tx.put(bucketFile(table, buckets[i].name), bucketJSON(entries))
+                continue
             }
+            let count = max(2, entries.count / max(1, limit / 2))
+            var pieces: [(name: String, bound: String)] = []
+            for k in 0..<count {
+                let piece = Array(entries[(entries.count * k / count)..<(entries.count * (k + 1) / count)])
+                let name = k == 0 ? buckets[i].name : String(nextName)
+                if k > 0 { nextName += 1; pieces.append((name, piece[0].key)) }
+                tx.put(bucketFile(table, name), bucketJSON(piece))
+            }
+            splits.append((i, pieces))
         }
         if !splits.isEmpty {
-            for split in splits.sorted(by: { $0.after > $1.after }) { buckets.insert((split.name, split.bound), at: split.after + 1) }
+            for split in splits.sorted(by: { $0.after > $1.after }) { buckets.insert(contentsOf: split.pieces, at: split.after + 1) }
             tx.put(directoryFile(table), directoryJSON(buckets))
         }
         return true

@@ -37,13 +37,27 @@ enum StoreAccess {
     ///
     /// A bare number that is also an item's id, or the start of one (4 characters or more: ids
     /// are never shown shorter), is refused as ambiguous, listing both; a shorter one is the
-    /// number, since no listing shows an id prefix of 1 to 3 characters.
+    /// number, since no listing shows an id prefix of 1 to 3 characters. `id:` before an argument
+    /// makes it an id or id prefix only (unless an id is spelled so).
     static func resolveID(_ arg: String, table: String, in store: Store) throws(CLIError) -> String {
+        if arg.hasPrefix(idMarker), arg.count > idMarker.count {
+            let exact: String?
+            do { exact = try spelling(of: arg, table: table, in: store) } catch { throw .store(error) }
+            if let exact { return exact }
+            return try resolveID(String(arg.dropFirst(idMarker.count)), table: table, in: store, numbers: false)
+        }
+        return try resolveID(arg, table: table, in: store, numbers: true)
+    }
+
+    /// What makes an argument an id only: `todo done id:12` is the item whose id is 12.
+    static let idMarker = "id:"
+
+    private static func resolveID(_ arg: String, table: String, in store: Store, numbers: Bool) throws(CLIError) -> String {
         var matches: [String] = []
         var spelled: [String] = []
         var numbered: (number: Int, key: String, spelled: String?)?
         do throws(StoreError) {
-            if let number = ItemNumbers.parse(arg), let key = try store.itemKey(number: number, table: table) {
+            if numbers, let number = ItemNumbers.parse(arg), let key = try store.itemKey(number: number, table: table) {
                 numbered = (number, key, try spelling(of: key, table: table, in: store))
             }
             if let exact = try spelling(of: arg, table: table, in: store) {
@@ -60,8 +74,10 @@ enum StoreAccess {
             if matches.isEmpty { return id }
             let what = matches.count == 1 && ItemID.key(arg) == matches[0] ? "the id of another item"
                 : "the start of \(Plural.count(matches.count, "other id")) (\(spelled.joined(separator: ", "))\(matches.count > 10 ? ", ..." : ""))"
+            let other = matches.count == 1 && ItemID.key(arg) == matches[0] ? "\(idMarker)\(arg) for the item whose id is \(arg)"
+                : "more characters for the others"
             throw CLIError(.failure, "'\(arg)' is ambiguous: it is the number of item \(id), and \(what)",
-                           hint: "give the full id of the item you mean")
+                           hint: "say which: \(id) for number \(numbered.number), or \(other)")
         }
         if matches.count == 1 { return spelled[0] }
         if matches.isEmpty {
