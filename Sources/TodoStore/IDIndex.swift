@@ -64,6 +64,13 @@ enum IDIndex {
 
     /// The buckets in order; nil when the file is missing or damaged.
     static func buckets(_ table: String, in store: Store) -> [(name: String, bound: String)]? {
+        if let known = store.idIndexMemo[table]?.buckets { return known }
+        let found = readBuckets(table, in: store)
+        store.idIndexMemo[table]?.buckets = found
+        return found
+    }
+
+    private static func readBuckets(_ table: String, in store: Store) -> [(name: String, bound: String)]? {
         guard case .object(let object)? = read(directoryFile(table), in: store), let list = object["buckets"]?.arrayValue,
               !list.isEmpty else { return nil }
         var result: [(name: String, bound: String)] = []
@@ -78,6 +85,13 @@ enum IDIndex {
 
     /// A bucket's entries; [] when it has no file, nil when it is damaged or out of order.
     static func entries(_ table: String, _ name: String, in store: Store) -> [Entry]? {
+        if let known = store.idIndexMemo[table]?.entries[name] { return known }
+        let found = readEntries(table, name, in: store)
+        store.idIndexMemo[table]?.entries[name] = found
+        return found
+    }
+
+    private static func readEntries(_ table: String, _ name: String, in store: Store) -> [Entry]? {
         let path = bucketFile(table, name)
         guard let value = read(path, in: store) else { return store.fs.fileExists(store.layout.absolute(path)) ? nil : [] }
         guard case .object(let object) = value, let list = object["ids"]?.arrayValue else { return nil }
@@ -146,7 +160,20 @@ enum IDIndex {
               let now = currentStamps(table, in: store),
               let bytes = (try? store.fs.readFile(store.layout.absolute(stampFile(table)))) ?? nil
         else { return false }
-        return bytes == stampText(items: now.items, numbers: now.numbers)
+        guard bytes == stampText(items: now.items, numbers: now.numbers) else { return false }
+        if store.idIndexMemo[table]?.stamp != bytes { store.idIndexMemo[table] = Memo(stamp: bytes) }
+        return true
+    }
+
+    /// What one command has read of a table's index, while the stamp it was read under is the
+    /// one on disk: a command looks ids up two or three times, and at 1,000,000 items the
+    /// directory alone is 90 KB to parse. A commit that keeps the index records a new stamp,
+    /// which drops the memo at the next lookup.
+    struct Memo {
+        var stamp: [UInt8]
+        var buckets: [(name: String, bound: String)]??
+        var entries: [String: [Entry]?] = [:]
+        init(stamp: [UInt8]) { self.stamp = stamp }
     }
 
     // MARK: Lookups

@@ -74,6 +74,7 @@ extension IDIndex {
     /// without it the index is stale, and the next local change or `doctor` rebuilds it).
     static func restamp(_ tables: [String], _ store: Store) {
         for table in tables {
+            store.idIndexMemo[table] = nil
             let path = store.layout.absolute(stampFile(table))
             guard let now = currentStamps(table, in: store) else { continue }
             do {
@@ -97,6 +98,7 @@ extension IDIndex {
     /// could not (the index stays stale, and the items folder is listed until a rebuild succeeds).
     @discardableResult
     static func rebuild(_ table: String, _ store: Store) -> Bool {
+        store.idIndexMemo[table] = nil
         guard store.isWritable, let stamps = currentStamps(table, in: store),
               let all = try? expected(table, store) else { return false }
         let fs = store.fs
