@@ -4,13 +4,27 @@
   scale_load.py synced DOTTODO N    write N items as a pull leaves them (system properties and
                                     ms_written, no operation) into an empty replica (`todo init`)
 Pending inserts are written by sync_load.py's `replica` mode; ids are the same in both:
-str(uuid.UUID(int=i + 1, version=4)).
+str(uuid.UUID(int=i + 1, version=4)). Both number the items as todo does (item i gets i + 1:
+tables/todoitem/numbers, README "Item numbers"), so the first command does not number them all.
 """
 import base64
 import json
 import os
 import sys
 import uuid
+
+
+def write_numbers(dottodo, keys):
+    """Item numbers as todo writes them: keys[k] gets number k + 1 (256 numbers a file)."""
+    folder = os.path.join(dottodo, "tables", "todoitem", "numbers")
+    os.makedirs(folder, exist_ok=True)
+    for start in range(0, len(keys) + 1, 256):
+        bucket = {str(n): keys[n - 1] for n in range(max(1, start), min(start + 256, len(keys) + 1))}
+        if bucket:
+            with open(os.path.join(folder, "%06d" % (start // 256)), "w") as f:
+                f.write(json.dumps({"numbers": bucket}, indent=2, sort_keys=True) + "\n")
+    with open(os.path.join(folder, "next"), "w") as f:
+        f.write(json.dumps({"next": len(keys) + 1}, indent=2) + "\n")
 
 
 def synced(dottodo, n):
@@ -27,6 +41,7 @@ def synced(dottodo, n):
             f.write('{\n  "complete": false,\n  "id": "%s",\n  "ms_createdAt": "2024-05-01T09:00:00.000Z",\n'
                     '  "ms_updatedAt": "2024-05-01T09:00:00.000Z",\n  "ms_version": "%s",\n'
                     '  "ms_written": "%s",\n  "text": "item %d"\n}\n' % (id, version, written, i))
+    write_numbers(dottodo, [str(uuid.UUID(int=i + 1, version=4)) for i in range(n)])
 
 
 if __name__ == "__main__":

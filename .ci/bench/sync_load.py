@@ -38,6 +38,8 @@ def replica(dottodo, n):
                     '  "item": {\n    "complete": false,\n    "id": "%s",\n    "text": "item %d"\n  },\n'
                     '  "kind": "insert",\n  "queuedAt": "2024-05-01T09:00:00.000Z",\n  "sequence": %d,\n'
                     '  "table": "todoitem"\n}\n' % (id, id, i, seq))
+    from scale_load import write_numbers
+    write_numbers(dottodo, [item_id(i) for i in range(n)])
     path = os.path.join(dottodo, "state.json")
     with open(path) as f:
         state = json.load(f)

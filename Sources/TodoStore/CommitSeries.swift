@@ -40,12 +40,13 @@ public final class CommitSeries {
         if let syncing {
             if syncing.task.isFinished { try settle() } else { carried = syncing.commit }
         }
-        if carried == nil, held.isEmpty, transaction.staged.count < Recovery.bulkThreshold {
+        let prepared = try store.prepare(transaction)
+        if carried == nil, held.isEmpty, prepared.transaction.staged.count < Recovery.bulkThreshold {
             // Nothing in flight and few files: per-file fsyncs cost less than a syncfs.
-            try store.commit(transaction)
+            try store.commit(prepared: prepared)
             return
         }
-        let encoded = Store.stamped(transaction).encoded(carrying: carried, held: held)
+        let encoded = Store.stamped(prepared.transaction).encoded(carrying: carried, held: held)
         try store.writeJournal(encoded.journal)
         committed = true
         held = encoded.held
@@ -55,6 +56,7 @@ public final class CommitSeries {
             try? settle()
             throw .io(error)
         }
+        store.afterCommit(prepared)
         // One syncfs at a time: the next starts after this commit's writes, so it covers both.
         try settle()
         let fs = store.fs, root = store.layout.root

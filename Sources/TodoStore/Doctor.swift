@@ -22,7 +22,7 @@ public struct DoctorReport: Sendable {
 /// `todo doctor`: checks every file of the store and every invariant of sync.md §2.2.2, the edits
 /// made by hand that todo has not recorded (`HandEdit`), system properties, symbolic links and
 /// the remote URL. It changes nothing but derived data: it rebuilds the index of pending
-/// operations when that is stale or wrong (`PendingIndex`).
+/// operations and the index of ids when they are stale or wrong (`PendingIndex`, `IDIndex`).
 public struct Doctor {
     let store: Store
     /// Why the store could not be opened for writing (`Store.openForCheck`), so an unfinished
@@ -44,6 +44,7 @@ public struct Doctor {
         doctor.checkTables()
         doctor.checkOperations()
         doctor.checkPendingIndex()
+        doctor.checkIDIndex()
         doctor.checkConflicts()
         doctor.checkInvariants()
         doctor.checkReceipts()
@@ -123,7 +124,7 @@ public struct Doctor {
         tables = entries(StoreLayout.tablesDirectory)
         report.tables = tables.count
         for table in tables {
-            for name in entries(store.layout.tableDirectory(table)) where name != "table.json" && name != "items" {
+            for name in entries(store.layout.tableDirectory(table)) where name != "table.json" && name != "items" && name != "numbers" {
                 problem(store.layout.tableDirectory(table) + "/" + name, "unexpected file")
             }
             let configPath = store.layout.tableConfig(table)
@@ -132,6 +133,7 @@ public struct Doctor {
             } else if !store.fs.fileExists(store.layout.absolute(configPath)) {
                 problem(configPath, "missing")
             }
+            checkNumbers(table)
             let dir = store.layout.itemsDirectory(table)
             for name in entries(dir) {
                 let path = dir + "/" + name

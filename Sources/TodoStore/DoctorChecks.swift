@@ -31,6 +31,35 @@ extension Doctor {
         }
     }
 
+    /// The index of ids (`IDIndex`): derived data, as the index of pending operations.
+    mutating func checkIDIndex() {
+        for (path, message) in IDIndex.check(store, tables: tables) {
+            report.notes.append(.init(path: store.displayPath(path), message: message))
+        }
+    }
+
+    /// The item numbers of a table (`ItemNumbers`): replica state, so a damaged file is a problem.
+    mutating func checkNumbers(_ table: String) {
+        let store = self.store
+        let dir = ItemNumbers.folder(store.layout, table)
+        var highest = 0
+        var next: Int?
+        for name in entries(dir) {
+            let path = dir + "/" + name
+            if name == "next" {
+                next = attempt(path) { () throws(StoreError) in try store.decode(path, ItemNumbers.parseNext) }
+                continue
+            }
+            guard let numbers = attempt(path, { () throws(StoreError) in try store.decode(path, ItemNumbers.parseNumbers) }) else { continue }
+            for n in numbers.keys.sorted() {
+                if ItemNumbers.file(store.layout, table, number: n) != path { problem(path, "number \(n) belongs in \(store.displayPath(ItemNumbers.file(store.layout, table, number: n)))") }
+                highest = max(highest, n)
+            }
+        }
+        if let next, next <= highest { problem(ItemNumbers.nextFile(store.layout, table), "\"next\" is \(next) but number \(highest) is given already") }
+        if next == nil && highest > 0 { problem(ItemNumbers.nextFile(store.layout, table), "missing, but numbers up to \(highest) are given") }
+    }
+
     mutating func checkConflicts() {
         let store = self.store
         for name in entries(StoreLayout.conflictsDirectory) {

@@ -24,8 +24,15 @@ public final class Store {
     var pendingIndexStamp: FileStamp?
     /// Set by the local changes (add, edit, rm, done): they rebuild a stale index of pending
     /// operations from the listing they make anyway, and keep it in their commit. Other writers
-    /// (push, pull, resolve) change the queue wholesale and leave the index stale.
+    /// (push, pull, resolve) change the queue wholesale and leave the index stale. Local changes
+    /// also rebuild a stale index of ids (`IDIndex`) when they need a short id.
     public var keepsPendingIndex = false
+    /// The index of ids as this command has read it (`IDIndex.Memo`), by table.
+    var idIndexMemo: [String: IDIndex.Memo] = [:]
+    /// Keys per bucket of the index of ids before a split (`IDIndex.bucketLimit`; small in tests).
+    var idIndexBucketLimit = IDIndex.bucketLimit
+    /// The numbers this command's commits gave to new items, by table and key (`ItemNumbers`).
+    public internal(set) var givenNumbers: [String: [String: Int]] = [:]
 
     init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {
         self.layout = layout

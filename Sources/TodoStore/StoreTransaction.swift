@@ -195,20 +195,41 @@ extension Store {
     }
 
     /// Commits all staged changes at one point (see `StoreTransaction`). An empty transaction
-    /// writes nothing. The index of pending operations changes in the same commit when this
-    /// command found it right (`PendingIndex`); otherwise the commit leaves it stale.
+    /// writes nothing. The derived indexes change in the same commit when they were right before
+    /// it (`PendingIndex`, `IDIndex`); otherwise the commit leaves them stale. New items get their
+    /// numbers in it (`ItemNumbers`).
     ///
     /// A failure before the commit point throws and leaves no trace. A failure after it throws
     /// `.unfinished`: the change has happened (the journal holds it; readers show it; the next
     /// writer finishes it), and only the writing of its files is left to do.
     public func commit(_ transaction: StoreTransaction) throws(StoreError) {
         guard !transaction.isEmpty else { return }
-        var tx = transaction
-        let keepsIndex = PendingIndex.stage(into: &tx, self)
-        let encoded = Self.stamped(tx).encoded()
+        try commit(prepared: prepare(transaction))
+    }
+
+    func commit(prepared: PreparedCommit) throws(StoreError) {
+        let encoded = Self.stamped(prepared.transaction).encoded()
         try writeJournal(encoded.journal, undoUnlessDurable: true)
         try Recovery.apply(encoded.files, in: self)
-        if keepsIndex { PendingIndex.restamp(self) }
+        afterCommit(prepared)
+    }
+
+    /// The transaction with what every commit carries besides the command's own files: the
+    /// numbers of new items and the buckets of the indexes it keeps.
+    func prepare(_ transaction: StoreTransaction) throws(StoreError) -> PreparedCommit {
+        var tx = transaction
+        let keepsPendingIndex = PendingIndex.stage(into: &tx, self)
+        let changes = try ItemFileChanges.of(tx, self)
+        let numbers = try ItemNumbers.stage(into: &tx, self, changes)
+        let idTables = IDIndex.stage(into: &tx, self, changes, numbers: numbers)
+        return PreparedCommit(transaction: tx, keepsPendingIndex: keepsPendingIndex, idIndexTables: idTables, numbers: numbers.given)
+    }
+
+    /// Once a prepared commit's files are written: the indexes it kept record the new stamps.
+    func afterCommit(_ prepared: PreparedCommit) {
+        if prepared.keepsPendingIndex { PendingIndex.restamp(self) }
+        IDIndex.restamp(prepared.idIndexTables, self)
+        for (table, numbers) in prepared.numbers { givenNumbers[table, default: [:]].merge(numbers) { $1 } }
     }
 
     /// The transaction with its new generation staged in `state.json`.
@@ -243,4 +264,12 @@ extension Store {
             throw .io(error)
         }
     }
+}
+
+/// A transaction with the numbers and index buckets its commit carries (`Store.prepare`).
+struct PreparedCommit {
+    var transaction: StoreTransaction
+    var keepsPendingIndex: Bool
+    var idIndexTables: [String]
+    var numbers: [String: [String: Int]]
 }

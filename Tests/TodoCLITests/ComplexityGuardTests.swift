@@ -48,4 +48,30 @@ import TodoTestSupport
         }
         #expect(cli.run("doctor").out.hasPrefix("ok: "), "the index kept by the commands matches the operation files")
     }
+
+    /// Issue 21 item 3: a local change or `show` of one item named by a prefix or by its number
+    /// finds the id and its short form in the index of ids (`.todo/cache/ids`), reading the
+    /// directory and a few buckets, and never lists the items folder.
+    @Test(arguments: [20, 80])
+    func localCommandsNeverListTheItems(items n: Int) {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let fs = CountingFileSystem()
+        let cli = CLIHarness(directory: dir.path, fs: fs)
+        #expect(cli.run("init").code == 0)
+        for i in 0..<n { #expect(cli.run("add", "item \(i)", "--id", "k\(i)x").code == 0) }
+        #expect(cli.run("doctor").out.hasPrefix("ok: "))  // builds the index of ids
+        let commands: [[String]] = [["edit", "k17", "--text", "changed"], ["show", "k17"], ["done", "4"], ["undone", "4"],
+                                    ["rm", "k5x"], ["add", "one more", "--id", "k5y"], ["show", "k5y"], ["edit", "\(n + 1)", "--text", "b"]]
+        for args in commands {
+            fs.reset()
+            let r = cli.run(args)
+            #expect(r.code == 0, "\(args): \(r)")
+            #expect(fs.lists(endingWith: "/items") == 0, "todo \(args.joined(separator: " ")) listed the items folder")
+            #expect(fs.reads(containing: "/items/").count <= 4, "todo \(args.joined(separator: " ")) read \(fs.reads(containing: "/items/"))")
+            #expect(fs.reads(containing: "/.todo/cache/ids/").count <= 8, "\(fs.reads(containing: "/.todo/cache/ids/"))")
+            #expect(fs.reads(containing: "/numbers/").count <= 2, "\(fs.reads(containing: "/numbers/"))")
+        }
+        #expect(cli.run("doctor").out.hasPrefix("ok: "), "the index kept by the commands matches the item files")
+    }
 }

@@ -32,6 +32,8 @@ import TodoTestSupport
         ("indexed", ["edit", "a", "--text", "changed"]),
         ("indexed", ["rm", "b"]),
         ("indexed", ["done", "d265"]),
+        // Issue 19 item 1 and issue 21 item 3: by number, with the index of ids kept in the commit.
+        ("indexed", ["edit", "3", "--text", "by number"]),
     ]
 
     static let cases: [Case] = FailureCampaign.Mode.allCases.flatMap { mode in

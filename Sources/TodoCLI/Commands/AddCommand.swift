@@ -5,7 +5,8 @@ struct AddCommand: Command {
     static let summary = "add an item"
     static let usage = "add TEXT [--id ID] [--set FIELD=JSON]... [--table NAME] [--json]"
     static let discussion = """
-        Adds an item with the given text (and "complete": false), queues an insert, and prints its id.
+        Adds an item with the given text (and "complete": false), queues an insert, and prints its id
+        (and on stderr its number on this replica, which any command takes instead of the id).
         Without --id the id is a new lower-case UUID. FIELD=JSON sets any other field, e.g.
         --set priority=3 or --set 'note="call Bob"'.
         """
@@ -27,9 +28,11 @@ struct AddCommand: Command {
         let edit = try LocalEdit.begin(ctx, args, command: name, idArgument: nil, newID: id)
         let plan = try edit.commit(.insert(Item(id: id, fields: fields)), ctx)
         if args.has("--json") {
-            ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: id).canonicalBytes())
+            ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
+            // The id alone on stdout, as scripts take it; the number for people on stderr.
             ctx.console.out(id)
+            if let number = edit.number() { ctx.console.err("added as number \(number)") }
         }
         return ExitCode.ok
     }

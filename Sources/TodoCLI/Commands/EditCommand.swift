@@ -83,7 +83,7 @@ enum FieldUpdate {
         FieldAssignment.apply(assignments, to: &fields)
         let plan = try edit.commit(.update(fields), ctx)
         if args.has("--json") {
-            ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: edit.id).canonicalBytes())
+            ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
             ctx.console.out(edit.describe(plan, verb: verb))
         }
@@ -103,7 +103,7 @@ struct RemoveCommand: Command {
         let edit = try LocalEdit.begin(ctx, args, command: name, idArgument: idArg)
         let plan = try edit.commit(.delete, ctx)
         if args.has("--json") {
-            ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: edit.id).canonicalBytes())
+            ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
             ctx.console.out(edit.describe(plan, verb: "removed"))
         }

@@ -40,7 +40,7 @@ enum HandEditSettlement {
         let asWritten = LocalEdit(store: edit.store, table: edit.table, id: edit.id, history: history, handEdits: [])
         let plan = try asWritten.commit(.update(file.item.fields), ctx)
         if args.has("--json") {
-            ctx.console.outRaw(LocalEdit.json(plan, table: edit.table, id: edit.id).canonicalBytes())
+            ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
             ctx.console.out(edit.describe(plan, verb: "adopted the edit of"))
         }

@@ -90,7 +90,8 @@ struct ResolveCommand: Command {
         return .manual(c.resolved)
     }
 
-    /// The conflicts named on the command line (exact id, else a unique prefix, ignoring case), or
+    /// The conflicts named on the command line (item number, exact id, else a unique prefix,
+    /// ignoring case), or
     /// every open one for `--all`; ids without a conflict become failures.
     static func targets(_ args: ParsedArguments, _ store: Store, all: Bool) throws(CLIError) -> ([Conflict], [Failure]) {
         let open: [Conflict]
@@ -103,9 +104,27 @@ struct ResolveCommand: Command {
         let table = try StoreAccess.table(args, store, create: false)
         let candidates = open.filter { $0.table == table }
         var found: [Conflict] = [], failures: [Failure] = []
-        for arg in args.positionals {
+        for given in args.positionals {
+            // As `StoreAccess.resolveID`: a number names its item's conflict; `id:` makes an id only.
+            let marked = given.hasPrefix(StoreAccess.idMarker) && !candidates.contains { ItemID.same($0.id, given) }
+            let arg = marked ? String(given.dropFirst(StoreAccess.idMarker.count)) : given
+            var numbered: Conflict?
+            if !marked, let n = ItemNumbers.parse(arg), let key = try? store.itemKey(number: n, table: table) {
+                numbered = candidates.first { ItemID.key($0.id) == key }
+            }
             let exact = candidates.filter { ItemID.same($0.id, arg) }
-            let matches = exact.isEmpty ? candidates.filter { ItemID.key($0.id).hasPrefix(ItemID.key(arg)) } : exact
+            var matches = !exact.isEmpty ? exact : numbered != nil && arg.count < ShortIDs.minimum ? []
+                : candidates.filter { ItemID.key($0.id).hasPrefix(ItemID.key(arg)) }
+            if let numbered {
+                matches.removeAll { ItemID.same($0.id, numbered.id) }
+                guard matches.isEmpty else {
+                    failures.append(Failure(message: "'\(arg)' is ambiguous: it is the number of item \(numbered.id), and names "
+                                            + "\(Plural.count(matches.count, "other conflict")) (\(matches.map(\.id).sorted().joined(separator: ", ")))",
+                                            hint: "say which: \(numbered.id) for number \(arg), or \(StoreAccess.idMarker)\(arg) for the others"))
+                    continue
+                }
+                matches = [numbered]
+            }
             if matches.count == 1 {
                 if !found.contains(where: { ItemID.same($0.id, matches[0].id) }) { found.append(matches[0]) }
             } else if matches.isEmpty {

@@ -93,6 +93,7 @@ struct TableCommand: Command {
         for file in files { tx.removeItem(table: table, id: file.item.id) }
         for receipt in plan.receipts { tx.addReceipt(receipt) }
         tx.remove(store.layout.tableConfig(table))
+        do { try store.removeItemNumbers(table: table, in: &tx) } catch { throw .store(error) }
         try StoreAccess.commit(tx, store, ctx)
         do { try store.removeEmptyTableFolders(table) } catch {
             throw CLIError(.failure, "removed the files of table \(table), but not its folder: \(error.message)",

@@ -108,8 +108,18 @@ struct LocalEdit {
         }
     }
 
+    /// The item's number on this replica (`ItemNumbers`): given by this command's commit, or
+    /// found in the index of ids; nil for an item without one.
+    func number() -> Int? {
+        store.givenNumbers[table]?[ItemID.key(id)] ?? store.itemNumber(table: table, id: id)
+    }
+
     /// `--json` output of a change: a stable object (README).
-    static func json(_ plan: ChangePlan, table: String, id: String) -> JSONValue {
+    func json(_ plan: ChangePlan) -> JSONValue {
+        Self.json(plan, table: table, id: id, number: number())
+    }
+
+    static func json(_ plan: ChangePlan, table: String, id: String, number: Int?) -> JSONValue {
         let outcome: String
         var operation: JSONValue = .null
         switch plan.outcome {
@@ -122,8 +132,8 @@ struct LocalEdit {
             outcome = "collapsed " + rule
             if let op = plan.writes.first(where: { $0.sequence == sequence }) { operation = op.reference.json }
         }
-        return ["table": .string(table), "id": .string(id), "outcome": .string(outcome), "operation": operation,
-                "item": plan.item?.json ?? .null]
+        return ["table": .string(table), "id": .string(id), "number": number.map { .number(Double($0)) } ?? .null,
+                "outcome": .string(outcome), "operation": operation, "item": plan.item?.json ?? .null]
     }
 }
 

@@ -32,23 +32,62 @@ enum StoreAccess {
                        hint: "\(here); if the server has it, 'todo pull --table \(requested)' brings it ('todo pull --all-tables' brings every table the server has); 'todo add --table \(requested)' creates it")
     }
 
-    /// Finds the item an argument names: its exact id (ignoring case), else a unique prefix of an
-    /// id the table knows (an item, a pending operation's, a conflict's), like git's short hashes.
-    /// Returns the stored spelling. An id with pending operations but no local item (deleted
-    /// here) is returned as given, so the collapse rules can answer.
+    /// Finds the item an argument names: its number on this replica (`ItemNumbers`), its exact
+    /// id (ignoring case), else a unique prefix of an id the table knows (an item, a pending
+    /// operation's, a conflict's), like git's short hashes. Returns the stored spelling. An id
+    /// with pending operations but no local item (deleted here) is returned as given, so the
+    /// collapse rules can answer.
+    ///
+    /// A bare number that is also an item's id, or the start of one (4 characters or more: ids
+    /// are never shown shorter), is refused as ambiguous, listing both; a shorter one is the
+    /// number, since no listing shows an id prefix of 1 to 3 characters. `id:` before an argument
+    /// makes it an id or id prefix only (unless an id is spelled so).
     static func resolveID(_ arg: String, table: String, in store: Store) throws(CLIError) -> String {
-        let matches: [String]
+        if arg.hasPrefix(idMarker), arg.count > idMarker.count {
+            let exact: String?
+            do { exact = try spelling(of: arg, table: table, in: store) } catch { throw .store(error) }
+            if let exact { return exact }
+            return try resolveID(String(arg.dropFirst(idMarker.count)), table: table, in: store, numbers: false)
+        }
+        return try resolveID(arg, table: table, in: store, numbers: true)
+    }
+
+    /// What makes an argument an id only: `todo done id:12` is the item whose id is 12.
+    static let idMarker = "id:"
+
+    private static func resolveID(_ arg: String, table: String, in store: Store, numbers: Bool) throws(CLIError) -> String {
+        var matches: [String] = []
         var spelled: [String] = []
+        var numbered: (number: Int, key: String, spelled: String?)?
         do throws(StoreError) {
-            if let id = try spelling(of: arg, table: table, in: store) { return id }
-            let prefix = ItemID.key(arg)
-            matches = try store.knownIDKeys(table: table).filter { $0.hasPrefix(prefix) }.sorted()
+            if numbers, let number = ItemNumbers.parse(arg), let key = try store.itemKey(number: number, table: table) {
+                numbered = (number, key, try spelling(of: key, table: table, in: store))
+            }
+            if let exact = try spelling(of: arg, table: table, in: store) {
+                guard let n = numbered?.spelled, !ItemID.same(n, exact) else { return exact }
+                matches = [ItemID.key(exact)]
+            } else if numbered?.spelled == nil || arg.count >= ShortIDs.minimum {
+                matches = try store.knownIDKeys(table: table, prefix: ItemID.key(arg)).filter { $0 != numbered?.key }
+            }
             for key in matches.prefix(10) { spelled.append(try spelling(of: key, table: table, in: store) ?? key) }
         } catch {
             throw .store(error)
         }
+        if let numbered, let id = numbered.spelled {
+            if matches.isEmpty { return id }
+            let what = matches.count == 1 && ItemID.key(arg) == matches[0] ? "the id of another item"
+                : "the start of \(Plural.count(matches.count, "other id")) (\(spelled.joined(separator: ", "))\(matches.count > 10 ? ", ..." : ""))"
+            let other = matches.count == 1 && ItemID.key(arg) == matches[0] ? "\(idMarker)\(arg) for the item whose id is \(arg)"
+                : "more characters for the others"
+            throw CLIError(.failure, "'\(arg)' is ambiguous: it is the number of item \(id), and \(what)",
+                           hint: "say which: \(id) for number \(numbered.number), or \(other)")
+        }
         if matches.count == 1 { return spelled[0] }
         if matches.isEmpty {
+            if let numbered {
+                throw CLIError(.failure, "no such item \(arg): number \(numbered.number) was given to \(numbered.key), which this replica no longer has",
+                               hint: "numbers are never reused; list the items with 'todo list --all'")
+            }
             throw CLIError(.failure, "no such item \(arg)", hint: "list the items with 'todo list --all'")
         }
         let shown = spelled.joined(separator: ", ") + (matches.count > 10 ? ", ..." : "")

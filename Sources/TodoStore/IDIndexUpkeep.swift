@@ -1,0 +1,185 @@
+import TodoBasics
+import TodoModel
+
+/// Keeping the index of ids (`IDIndex`) in step with the commits, rebuilding it, and checking it.
+extension IDIndex {
+    /// Stages the buckets a commit changes, for each table whose items it changes and whose index
+    /// vouched for the folders before it; returns those tables (to `restamp` after the commit).
+    /// Any other table's stamp is removed in the same commit: its index is stale from then on,
+    /// even if the folders' times do not move (coarse clocks).
+    static func stage(into tx: inout StoreTransaction, _ store: Store, _ changes: ItemFileChanges,
+                      numbers: (given: [String: [String: Int]], firstNumbered: Set<String>)) -> [String] {
+        var kept: [String] = []
+        for table in changes.touched.sorted() {
+            if !numbers.firstNumbered.contains(table),
+               stage(table, into: &tx, store, added: changes.added[table] ?? [], removed: changes.removed[table] ?? [],
+                     numbers: numbers.given[table] ?? [:]) {
+                kept.append(table)
+            } else if store.fs.fileExists(store.layout.absolute(stampFile(table))) {
+                tx.remove(stampFile(table))
+            }
+        }
+        return kept
+    }
+
+    private static func stage(_ table: String, into tx: inout StoreTransaction, _ store: Store,
+                              added: [String], removed: [String], numbers: [String: Int]) -> Bool {
+        guard isVouched(table, in: store, ownJournal: true), var buckets = buckets(table, in: store) else { return false }
+        var changed: [Int: [Entry]] = [:]
+        for key in added + removed {
+            let i = position(of: key, in: buckets)
+            if changed[i] == nil {
+                guard changed.count < stagedBucketLimit, let entries = entries(table, buckets[i].name, in: store) else { return false }
+                changed[i] = entries
+            }
+        }
+        for key in removed {
+            let i = position(of: key, in: buckets)
+            let point = insertionPoint(of: key, in: changed[i]!)
+            if point < changed[i]!.count && changed[i]![point].key == key { changed[i]!.remove(at: point) }
+        }
+        for key in added {
+            let i = position(of: key, in: buckets)
+            let point = insertionPoint(of: key, in: changed[i]!)
+            let entry = Entry(key: key, number: numbers[key])
+            if point < changed[i]!.count && changed[i]![point].key == key { changed[i]![point] = entry } else { changed[i]!.insert(entry, at: point) }
+        }
+        var nextName = (buckets.compactMap { UInt32($0.name) }.max() ?? 0) + 1
+        // A full bucket splits into pieces about half full (two, unless one commit filled it more).
+        var splits: [(after: Int, pieces: [(name: String, bound: String)])] = []
+        for (i, entries) in changed {
+            let limit = store.idIndexBucketLimit
+            guard entries.count > limit else {
+                tx.put(bucketFile(table, buckets[i].name), bucketJSON(entries))
+                continue
+            }
+            let count = max(2, entries.count / max(1, limit / 2))
+            var pieces: [(name: String, bound: String)] = []
+            for k in 0..<count {
+                let piece = Array(entries[(entries.count * k / count)..<(entries.count * (k + 1) / count)])
+                let name = k == 0 ? buckets[i].name : String(nextName)
+                if k > 0 { nextName += 1; pieces.append((name, piece[0].key)) }
+                tx.put(bucketFile(table, name), bucketJSON(piece))
+            }
+            splits.append((i, pieces))
+        }
+        if !splits.isEmpty {
+            for split in splits.sorted(by: { $0.after > $1.after }) { buckets.insert(contentsOf: split.pieces, at: split.after + 1) }
+            tx.put(directoryFile(table), directoryJSON(buckets))
+        }
+        return true
+    }
+
+    /// Records the folders' stamps after a commit that kept the index of `tables` (best effort:
+    /// without it the index is stale, and the next local change or `doctor` rebuilds it).
+    static func restamp(_ tables: [String], _ store: Store) {
+        for table in tables {
+            store.idIndexMemo[table] = nil
+            let path = store.layout.absolute(stampFile(table))
+            guard let now = currentStamps(table, in: store) else { continue }
+            do {
+                try AtomicFile.write(stampText(items: now.items, numbers: now.numbers), to: path, in: store.fs)
+            } catch {
+                try? store.fs.removeFile(AtomicFile.tempPath(for: path))
+                try? store.fs.removeFile(path)
+            }
+        }
+    }
+
+    /// What the index of a table must hold: every item file's key with its number, in order.
+    static func expected(_ table: String, _ store: Store) throws(StoreError) -> [Entry] {
+        let numbers = try store.itemNumbers(table: table)
+        return try store.itemKeysOnDisk(table: table).sorted(by: precedes).map { Entry(key: $0, number: numbers[$0]) }
+    }
+
+    /// Rewrites a table's index from its folders, stamped before they were read. The old stamp
+    /// goes first (durably), so a rebuild cut short is never trusted; the buckets are durable
+    /// (one syncfs) before the new stamp is renamed into place. Only for a writer; false when it
+    /// could not (the index stays stale, and the items folder is listed until a rebuild succeeds).
+    @discardableResult
+    static func rebuild(_ table: String, _ store: Store) -> Bool {
+        store.idIndexMemo[table] = nil
+        guard store.isWritable, let stamps = currentStamps(table, in: store),
+              let all = try? expected(table, store) else { return false }
+        let fs = store.fs
+        let dir = store.layout.absolute(folder(table))
+        let half = max(1, store.idIndexBucketLimit / 2)
+        var buckets: [(name: String, bound: String)] = []
+        var files: [String: [Entry]] = [:]
+        for start in stride(from: 0, to: max(all.count, 1), by: half) {
+            let name = String(buckets.count + 1)
+            let entries = Array(all[start..<min(start + half, all.count)])
+            buckets.append((name, buckets.isEmpty ? "" : entries[0].key))
+            files[name] = entries
+        }
+        do throws(FileSystemError) {
+            try CacheFolder.prepare(store)
+            try fs.createDirectory(store.layout.absolute(directory))
+            try fs.createDirectory(dir)
+            if fs.fileExists(store.layout.absolute(stampFile(table))) {
+                try fs.removeFile(store.layout.absolute(stampFile(table)))
+                try fs.syncDirectory(dir)
+            }
+            for name in try fs.listDirectory(dir) ?? [] where files[name] == nil { try fs.removeFile(dir.appendingPath(name)) }
+            for (name, entries) in files { try fs.writeFile(dir.appendingPath(name), bucketJSON(entries).canonicalBytes(), sync: false) }
+            try fs.writeFile(store.layout.absolute(directoryFile(table)), directoryJSON(buckets).canonicalBytes(), sync: false)
+            try fs.syncFileSystem(store.layout.root)
+            try AtomicFile.write(stampText(items: stamps.items, numbers: stamps.numbers), to: store.layout.absolute(stampFile(table)), in: fs)
+            return true
+        } catch {
+            try? fs.removeFile(AtomicFile.tempPath(for: store.layout.absolute(stampFile(table))))
+            return false
+        }
+    }
+
+    /// `todo doctor`: where an index that vouches for a table's folders disagrees with them (a
+    /// damaged file, a key it misses or lists in vain, a wrong number), as (path, message); then
+    /// a writer rebuilds an index that is wrong or stale. A stale one is no finding.
+    static func check(_ store: Store, tables: [String]) -> [(String, String)] {
+        var findings: [(String, String)] = []
+        for table in tables {
+            guard isVouched(table, in: store) else {
+                rebuild(table, store)
+                continue
+            }
+            guard let expected = try? expected(table, store) else { continue }  // the records' own problems are reported
+            let outcome = store.isWritable ? "rebuilt from the item files" : "todo lists the items folder instead until it can write it and rebuild this"
+            var found: [(String, String)] = []
+            var actual: [String: (number: Int?, path: String)] = [:]
+            if let buckets = buckets(table, in: store) {
+                for (i, bucket) in buckets.enumerated() {
+                    let path = bucketFile(table, bucket.name)
+                    guard let entries = entries(table, bucket.name, in: store) else {
+                        found.append((path, "damaged: not {\"ids\": [\"<id> <number>\", ...]} in id order; \(outcome)")); continue
+                    }
+                    let limit = i + 1 < buckets.count ? buckets[i + 1].bound : nil
+                    for entry in entries {
+                        if precedes(entry.key, bucket.bound) || limit.map({ !precedes(entry.key, $0) }) == true {
+                            found.append((path, "holds \"\(entry.key)\" outside its range; \(outcome)"))
+                        }
+                        actual[entry.key] = (entry.number, path)
+                    }
+                }
+            } else {
+                found.append((directoryFile(table), "damaged or missing: not {\"buckets\": [\"<name> <first id>\", ...]}; \(outcome)"))
+            }
+            let want = Dictionary(expected.map { ($0.key, $0.number) }, uniquingKeysWith: { a, _ in a })
+            if found.isEmpty {
+                for entry in expected where actual[entry.key] == nil {
+                    found.append((folder(table), "the index of ids misses \"\(entry.key)\" (an item file added by hand while todo wrote?); \(outcome)"))
+                }
+                for (key, entry) in actual.sorted(by: { precedes($0.key, $1.key) }) {
+                    guard let number = want[key] else {
+                        found.append((entry.path, "the index of ids lists \"\(key)\", which has no item file; \(outcome)")); continue
+                    }
+                    if number != entry.number {
+                        found.append((entry.path, "the index of ids gives \"\(key)\" number \(entry.number.map(String.init) ?? "none"), not \(number.map(String.init) ?? "none"); \(outcome)"))
+                    }
+                }
+            }
+            if !found.isEmpty { rebuild(table, store) }
+            findings += found
+        }
+        return findings
+    }
+}
