@@ -24,7 +24,9 @@ struct InProcessTLSBinaryTests {
         for i in 0..<30 { #expect(todo("add 'task \(i)' --id t\(i)", in: "A").code == 0) }
         // An unknown CA: the sentence naming the fix, nothing sent, the changes kept.
         #expect(todo("push", in: "A").code == 4)
-        #expect(server.read("A/.err") == "error: \(url): the server's TLS certificate is not trusted "
+        // .err holds every command's stderr: the adds' "added as number N" lines first.
+        #expect(server.read("A/.err") == (1...30).map { "added as number \($0)\n" }.joined()
+            + "error: \(url): the server's TLS certificate is not trusted "
             + "(unable to get local issuer certificate): give the CA that signed it with 'todo remote set --ca-file PATH' "
             + "(or add it to the system's certificate store); your 30 changes are kept\n"
             + "hint: run 'todo push' again once that is fixed\n", "\(server.read("A/.err"))")
