@@ -7,6 +7,7 @@
 #   .ci/bench/sync-https.sh   # needs swift, python3, openssl, nginx (installs nginx-light, time if
 #                             # missing); a few minutes
 #   RUNS=3                    # runs per step (median reported); KEEP=1 keeps /tmp/todo-sync-https-bench
+#   LEGS="http https"         # only these legs (default: all that can run here; ratios need http)
 #
 # Four legs, each against its own fresh todo-server (release build) for the push:
 #   http         todo -> todo-server
@@ -99,6 +100,9 @@ if [ -f "$system_ca" ] && unshare -rm sh -c "mount --bind $system_ca $system_ca"
   chmod +x "$work/helper-system-store"; legs+=(https-sys)
 else
   echo "   (https-sys left out: no private mount namespaces here)" >&2
+fi
+if [ -n "${LEGS:-}" ]; then
+  wanted=(); for leg in "${legs[@]}"; do [[ " $LEGS " == *" $leg "* ]] && wanted+=("$leg"); done; legs=("${wanted[@]}")
 fi
 
 # leg -> url, options for clone/init, environment

@@ -122,6 +122,7 @@ public final class RunSorter {
         if let folder { return folder }
         var last = FileSystemError(operation: "create", path: folders.first ?? "", code: ENOENT, reason: "no folder for the sort's run files")
         for base in folders {
+            Self.sweepDeadRuns(in: base)
             let n = Self.serial.add(1, ordering: .relaxed).newValue
             let path = base + "/sort-\(getpid())-\(n)"
             if mkdir(path, 0o700) == 0 {
@@ -132,6 +133,35 @@ public final class RunSorter {
             last = FileSystemError(operation: "create", path: path, code: code, reason: String(cString: strerror(code)))
         }
         throw last
+    }
+
+    /// Removes the run folders (`sort-<pid>-<n>` holding only `run-<k>` files) of processes that
+    /// are gone: a command killed mid-sort cannot remove its own. A live process (or one of
+    /// another user, EPERM) keeps its folder; anything else in `base` is not touched.
+    static func sweepDeadRuns(in base: String) {
+        guard let dir = opendir(base) else { return }
+        var stale: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
+            let parts = name.split(separator: "-")
+            guard parts.count == 3, parts[0] == "sort", let pid = Int32(parts[1]), UInt64(parts[2]) != nil else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(base + "/" + name) }
+        }
+        closedir(dir)
+        for folder in stale {
+            guard let runs = opendir(folder) else { continue }
+            var files: [String] = []
+            var onlyRuns = true
+            while let entry = readdir(runs) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
+                if name == "." || name == ".." { continue }
+                if name.hasPrefix("run-"), UInt64(name.dropFirst(4)) != nil { files.append(name) } else { onlyRuns = false }
+            }
+            closedir(runs)
+            guard onlyRuns else { continue }
+            for file in files { unlink(folder + "/" + file) }
+            rmdir(folder)
+        }
     }
 
     private func removeRuns() {

@@ -15,8 +15,9 @@ extension IDIndex {
                stage(table, into: &tx, store, added: changes.added[table] ?? [], removed: changes.removed[table] ?? [],
                      numbers: numbers.given[table] ?? [:]) {
                 kept.append(table)
-            } else if store.fs.fileExists(store.layout.absolute(stampFile(table))) {
-                tx.remove(stampFile(table))
+            } else {
+                store.idIndexesLeftStale.insert(table)
+                if store.fs.fileExists(store.layout.absolute(stampFile(table))) { tx.remove(stampFile(table)) }
             }
         }
         return kept
@@ -90,46 +91,6 @@ extension IDIndex {
     static func expected(_ table: String, _ store: Store) throws(StoreError) -> [Entry] {
         let numbers = try store.itemNumbers(table: table)
         return try store.itemKeysOnDisk(table: table).sorted(by: precedes).map { Entry(key: $0, number: numbers[$0]) }
-    }
-
-    /// Rewrites a table's index from its folders, stamped before they were read. The old stamp
-    /// goes first (durably), so a rebuild cut short is never trusted; the buckets are durable
-    /// (one syncfs) before the new stamp is renamed into place. Only for a writer; false when it
-    /// could not (the index stays stale, and the items folder is listed until a rebuild succeeds).
-    @discardableResult
-    static func rebuild(_ table: String, _ store: Store) -> Bool {
-        store.idIndexMemo[table] = nil
-        guard store.isWritable, let stamps = currentStamps(table, in: store),
-              let all = try? expected(table, store) else { return false }
-        let fs = store.fs
-        let dir = store.layout.absolute(folder(table))
-        let half = max(1, store.idIndexBucketLimit / 2)
-        var buckets: [(name: String, bound: String)] = []
-        var files: [String: [Entry]] = [:]
-        for start in stride(from: 0, to: max(all.count, 1), by: half) {
-            let name = String(buckets.count + 1)
-            let entries = Array(all[start..<min(start + half, all.count)])
-            buckets.append((name, buckets.isEmpty ? "" : entries[0].key))
-            files[name] = entries
-        }
-        do throws(FileSystemError) {
-            try CacheFolder.prepare(store)
-            try fs.createDirectory(store.layout.absolute(directory))
-            try fs.createDirectory(dir)
-            if fs.fileExists(store.layout.absolute(stampFile(table))) {
-                try fs.removeFile(store.layout.absolute(stampFile(table)))
-                try fs.syncDirectory(dir)
-            }
-            for name in try fs.listDirectory(dir) ?? [] where files[name] == nil { try fs.removeFile(dir.appendingPath(name)) }
-            for (name, entries) in files { try fs.writeFile(dir.appendingPath(name), bucketJSON(entries).canonicalBytes(), sync: false) }
-            try fs.writeFile(store.layout.absolute(directoryFile(table)), directoryJSON(buckets).canonicalBytes(), sync: false)
-            try fs.syncFileSystem(store.layout.root)
-            try AtomicFile.write(stampText(items: stamps.items, numbers: stamps.numbers), to: store.layout.absolute(stampFile(table)), in: fs)
-            return true
-        } catch {
-            try? fs.removeFile(AtomicFile.tempPath(for: store.layout.absolute(stampFile(table))))
-            return false
-        }
     }
 
     /// `todo doctor`: where an index that vouches for a table's folders disagrees with them (a

@@ -167,15 +167,31 @@ struct ItemFileChanges {
 extension Store {
     /// The keys of a table's item files, from a listing (hashed names open their file).
     func itemKeysOnDisk(table: String) throws(StoreError) -> [String] {
-        let dir = layout.itemsDirectory(table)
         var keys: [String] = []
-        for name in try list(dir) where name.hasSuffix(".json") {
-            if let key = IDEncoding.decode(String(name.dropLast(5))) {
-                keys.append(key)
-            } else if let file = try decodeItemFile(dir + "/" + name) {
-                keys.append(ItemID.key(file.item.id))
-            }
-        }
+        try forEachItemKeyOnDisk(table: table) { keys.append($0); return true }
         return keys
+    }
+
+    /// Each key of a table's item files as the folder is read, while `body` returns true: no
+    /// listing is held, so a million items cost no memory here.
+    func forEachItemKeyOnDisk(table: String, _ body: (String) -> Bool) throws(StoreError) {
+        let dir = layout.itemsDirectory(table)
+        var failure: StoreError?
+        do {
+            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
+                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
+                if let key = IDEncoding.decode(String(name.dropLast(5))) { return body(key) }
+                do throws(StoreError) {
+                    if let file = try decodeItemFile(dir + "/" + name) { return body(ItemID.key(file.item.id)) }
+                } catch {
+                    failure = error
+                    return false
+                }
+                return true
+            }
+        } catch {
+            throw .io(error)
+        }
+        if let failure { throw failure }
     }
 }

@@ -60,12 +60,12 @@ extension Store {
             let shared = Self.commonPrefix(key.unicodeScalars, other.unicodeScalars)
             if best == nil || shared > best!.length { best = (shared, other) }
         }
-        if let indexed = IDIndex.neighbours(of: key, table: table, in: self) {
+        if let indexed = IDIndex.neighbours(of: key, table: table, in: self)
+            ?? (isWritable && keepsPendingIndex && IDIndex.rebuild(table, self) ? IDIndex.neighbours(of: key, table: table, in: self) : nil) {
             for entry in [indexed.before, indexed.after] { if let entry { consider(entry.key) } }
             for other in try knownIDKeysWithoutItems(table: table) { consider(other) }
             return best?.key
         }
-        if isWritable && keepsPendingIndex { IDIndex.rebuild(table, self) }
         let target = Array(key.utf8)
         let dir = layout.itemsDirectory(table)
         for name in try list(dir) where name.hasSuffix(".json") {
@@ -97,11 +97,11 @@ extension Store {
     /// the index of ids while it vouches for the items folder, else from every known key.
     public func knownIDKeys(table: String, prefix: String) throws(StoreError) -> [String] {
         var keys: Set<String>
-        if let indexed = IDIndex.entries(withPrefix: prefix, table: table, in: self) {
+        if let indexed = IDIndex.entries(withPrefix: prefix, table: table, in: self)
+            ?? (isWritable && keepsPendingIndex && IDIndex.rebuild(table, self) ? IDIndex.entries(withPrefix: prefix, table: table, in: self) : nil) {
             keys = Set(indexed.map(\.key)).union(try knownIDKeysWithoutItems(table: table))
         } else {
             keys = try knownIDKeys(table: table)
-            if isWritable && keepsPendingIndex { IDIndex.rebuild(table, self) }
         }
         return keys.filter { IDIndex.startsWith($0, prefix) }.sorted(by: IDIndex.precedes)
     }

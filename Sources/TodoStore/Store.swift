@@ -29,8 +29,16 @@ public final class Store {
     public var keepsPendingIndex = false
     /// The index of ids as this command has read it (`IDIndex.Memo`), by table.
     var idIndexMemo: [String: IDIndex.Memo] = [:]
-    /// Keys per bucket of the index of ids before a split (`IDIndex.bucketLimit`; small in tests).
-    var idIndexBucketLimit = IDIndex.bucketLimit
+    /// Keys per bucket of the index of ids before a split (`IDIndex.bucketLimit`; small in tests,
+    /// `TODO_TEST_ID_BUCKET_LIMIT` for the CLI's).
+    public var idIndexBucketLimit = IDIndex.bucketLimit
+    /// Bytes of keys a rebuild of the index of ids sorts in memory before it spills to runs.
+    var idIndexSortBudget = 8 << 20
+    /// Tables whose index of ids this command's commits could not keep (a pull page of new items,
+    /// a first numbering): `rebuildIDIndexesLeftStale` rebuilds them once at the end.
+    var idIndexesLeftStale: Set<String> = []
+    /// What this command's last rebuild of an index of ids held in memory (tests read it).
+    var lastIDIndexRebuild: IDIndex.RebuildFigures?
     /// The numbers this command's commits gave to new items, by table and key (`ItemNumbers`).
     public internal(set) var givenNumbers: [String: [String: Int]] = [:]
 

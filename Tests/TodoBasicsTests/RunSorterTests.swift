@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import TodoBasics
 import TodoTestSupport
@@ -78,5 +79,25 @@ import TodoTestSupport
         #expect(throws: FileSystemError.self) {
             for r in Self.records(50) { try sorter.add(key: r.key, payload: r.payload) }
         }
+    }
+
+    /// A command killed mid-sort (`list | head` that was interrupted, Ctrl-C) leaves its run
+    /// folder behind: the next sort in the same place removes the folders of processes that are
+    /// gone, and leaves those of live ones and anything that is not a run folder.
+    @Test func runFoldersOfDeadProcessesAreSweptAway() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let fs = LocalFileSystem()
+        let dead = dir.path + "/sort-999999999-7"  // above any pid_max: no such process
+        let live = dir.path + "/sort-\(getpid())-999999"
+        let other = dir.path + "/sort-999999999-8"
+        for folder in [dead, live, other] { try fs.createDirectory(folder) }
+        try fs.writeFile(dead + "/run-0", [1, 2, 3], sync: false)
+        try fs.writeFile(live + "/run-0", [1, 2, 3], sync: false)
+        try fs.writeFile(other + "/notes.txt", [1], sync: false)
+        _ = try Self.sorted(Self.records(200), budget: 300, folder: dir.path)
+        #expect(!fs.fileExists(dead + "/run-0") && !fs.isDirectory(dead), "the dead process's runs stay")
+        #expect(fs.fileExists(live + "/run-0"))
+        #expect(fs.fileExists(other + "/notes.txt"))
     }
 }

@@ -38,6 +38,10 @@ public final class FaultyFileSystem: FileSystem {
 
     /// Calls counted so far (including a failing one).
     public var callCount: Int { calls.withLock { $0 } }
+    /// The path of the last call that failed: a test tells a fault in a cache, which a command
+    /// survives by design, from one in its records.
+    public var failedPath: String? { failed.withLock { $0 } }
+    private let failed = Mutex<String?>(nil)
 
     private func step(_ operation: String, _ path: String, counted: Bool = true) throws(FileSystemError) {
         guard counted else { return }
@@ -52,6 +56,7 @@ public final class FaultyFileSystem: FileSystem {
         case .matching(let p): fails = p(operation, path)
         }
         if fails {
+            failed.withLock { $0 = path }
             throw FileSystemError(operation: operation, path: path, code: code, reason: "injected fault (call \(n), errno \(code))")
         }
     }

@@ -79,7 +79,7 @@ struct ShowCommand: Command {
     static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (table, id, history, conflict, edits, short) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
+        let (table, id, history, conflict, edits, short, number) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
             let table = try StoreAccess.table(args, s, create: false)
             let id = try StoreAccess.resolveID(idArg, table: table, in: s)
             let history: ItemHistory
@@ -92,7 +92,7 @@ struct ShowCommand: Command {
             } catch { throw .store(error) }
             // Short ids (every id of the table) only for the message that needs one.
             let short = history.item == nil ? try ShortIDs.load(s, table: table) : ShortIDs(keys: [])
-            return (table, id, history, conflict, edits, short)
+            return (table, id, history, conflict, edits, short, s.itemNumber(table: table, id: id))
         }
         guard let item = history.item else {
             let what = history.operations.last?.kind == .delete ? "it is deleted locally (pending delete)" : "it has no local copy"
@@ -102,7 +102,9 @@ struct ShowCommand: Command {
             ctx.console.outRaw(item.json.canonicalBytes())
             return ExitCode.ok
         }
-        var rows: [(String, String)] = [("id", item.id), ("table", table)]
+        var rows: [(String, String)] = [("id", item.id)]
+        if let number { rows.append(("number", String(number))) }
+        rows.append(("table", table))
         for name in item.fields.keys.sorted() { rows.append((name, item.fields[name]!.compactText)) }
         rows.append(("version", item.system.version ?? "(never synced)"))
         if let c = item.system.createdAt { rows.append(("createdAt", c)) }

@@ -7,7 +7,10 @@ enum StoreAccess {
     static func open(_ ctx: CommandContext, writable: Bool, command: String) throws(CLIError) -> Store {
         do {
             let root = try Store.discover(from: ctx.workingDirectory, override: ctx.environment["TODO_DIR"], fs: ctx.fs)
-            return try Store.open(at: root, fs: ctx.fs, writable: writable, command: "todo \(command)")
+            let store = try Store.open(at: root, fs: ctx.fs, writable: writable, command: "todo \(command)")
+            // Small buckets make a test's pull of a few hundred rows leave the index of ids stale.
+            if let limit = ctx.environment["TODO_TEST_ID_BUCKET_LIMIT"].flatMap(Int.init), limit > 1 { store.idIndexBucketLimit = limit }
+            return store
         } catch {
             throw .store(error)
         }

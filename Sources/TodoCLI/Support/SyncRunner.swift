@@ -74,6 +74,9 @@ enum SyncRunner {
         } catch {
             throw .store(error)
         }
+        // A pull of many new items cannot keep the index of ids page by page: rebuilt once here,
+        // so the first `edit` after a clone of a million items stays instant.
+        store.rebuildIDIndexesLeftStale()
         ctx.console.endProgress()
         if json {
             ctx.console.outRaw(SyncRenderer.pullJSON(report).canonicalBytes())

@@ -95,7 +95,14 @@ import TodoTestSupport
                 #expect(code == 3 && state == "after", "the pull finished")
                 break
             }
-            #expect(code != 0 && code != 3, "step \(n): a failed pull does not report success")
+            if code == 3 && state == "after" {
+                // Every page committed; the fault hit the index of ids rebuilt after them (a cache,
+                // whose failure loses nothing), or the sync of the whole store that makes it durable.
+                let failed = faulty.failedPath ?? "-"
+                #expect(failed.hasSuffix("/.todo") || failed.contains("/.todo/cache"), "step \(n): fault after the commits in \(failed)")
+            } else {
+                #expect(code != 0 && code != 3, "step \(n): a failed pull does not report success (\(faulty.failedPath ?? "-"))")
+            }
             n += 1
         }
         #expect(n > 10 && n < 300)
