@@ -58,7 +58,9 @@ import Testing
 
     @Test func deepNestingIsRejectedNotACrash() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+        let error = #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+        #expect(error?.reason == "nesting deeper than \(JSONValue.maximumDepth)", "\(String(describing: error))")
+        #expect(error?.offset == JSONValue.maximumDepth, "stopped at the first bracket too deep: \(String(describing: error))")
         let ok = String(repeating: "[", count: JSONValue.maximumDepth) + String(repeating: "]", count: JSONValue.maximumDepth)
         #expect(throws: Never.self) { try JSONValue.parse(ok) }
     }
