@@ -41,7 +41,7 @@ let package = Package(
 
         // MARK: - Tests
 
-        .target(name: "TodoTestSupport", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TodoCLI", "PostgresClient"],
+        .target(name: "TodoTestSupport", dependencies: ["TodoBasics", "TodoModel", "TodoStore", "TodoSync", "TodoCLI", "PostgresClient"],
                 path: "Tests/TodoTestSupport"),
         .testTarget(name: "TodoBasicsTests", dependencies: ["TodoBasics", "TodoTestSupport"]),
         .testTarget(name: "TodoModelTests", dependencies: ["TodoModel"]),

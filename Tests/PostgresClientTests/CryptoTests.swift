@@ -89,22 +89,40 @@ private func bytes(hex text: String) -> [UInt8] {
 
     @Test func aWrongServerSignatureIsRefused() throws {
         let reply = try client.reply(toServerFirst: serverFirst)
-        #expect(throws: PostgresError.self) {
+        let wrong = #expect(throws: PostgresError.self) {
             try SCRAMClient.verify(serverFinal: "v=7rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=",
                                    expected: reply.expectedServerSignature)
         }
-        #expect(throws: PostgresError.self) {
+        #expect(Self.authenticationFailure(wrong)
+                == "SCRAM: the server's signature is wrong, so it does not know the password: it may not be the server you meant")
+        let refused = #expect(throws: PostgresError.self) {
             try SCRAMClient.verify(serverFinal: "e=invalid-proof", expected: reply.expectedServerSignature)
         }
+        #expect(Self.authenticationFailure(refused) == "SCRAM: the server refused the proof (invalid-proof)")
     }
 
     @Test func aServerNonceThatDoesNotExtendOursIsRefused() {
-        #expect(throws: PostgresError.self) {
+        let nonce = "SCRAM: the server's nonce does not extend ours; refusing to authenticate"
+        let other = #expect(throws: PostgresError.self) {
             try client.reply(toServerFirst: "r=someoneElsesNonce,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
         }
-        #expect(throws: PostgresError.self) {
+        #expect(Self.protocolViolation(other) == nonce)
+        let same = #expect(throws: PostgresError.self) {
             try client.reply(toServerFirst: "r=rOprNGfwEbeRWgbNEkqO,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
         }
+        #expect(Self.protocolViolation(same) == nonce)
+    }
+
+    /// The message of an `.authenticationFailed`, or nil for any other error (or none).
+    static func authenticationFailure(_ error: PostgresError?) -> String? {
+        if case .authenticationFailed(let message)? = error { return message }
+        return nil
+    }
+
+    /// The message of a `.protocolViolation`, or nil for any other error (or none).
+    static func protocolViolation(_ error: PostgresError?) -> String? {
+        if case .protocolViolation(let message)? = error { return message }
+        return nil
     }
 
     @Test func noncesAreFreshAndCommaFree() {

@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 import Testing
 @testable import TodoBasics
 import TodoTestSupport
@@ -76,9 +78,13 @@ import TodoTestSupport
 
     @Test func noFolderAtAllIsAnErrorNamingThePath() {
         let sorter = RunSorter(budget: 10, folders: ["/nonexistent-todo-folder"])
-        #expect(throws: FileSystemError.self) {
+        let error = #expect(throws: FileSystemError.self) {
             for r in Self.records(50) { try sorter.add(key: r.key, payload: r.payload) }
         }
+        // The run folder it tried to make, and why that failed: what a person needs to fix it.
+        #expect(error?.operation == "create" && error?.code == ENOENT, "\(String(describing: error))")
+        #expect(error?.path.hasPrefix("/nonexistent-todo-folder/sort-") == true, "\(String(describing: error))")
+        #expect(error?.reason == String(cString: strerror(ENOENT)), "\(String(describing: error))")
     }
 
     /// A command killed mid-sort (`list | head` that was interrupted, Ctrl-C) leaves its run

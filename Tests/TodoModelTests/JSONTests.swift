@@ -39,12 +39,20 @@ import Testing
         #expect(try JSONValue.parse(input).compactText == output)
     }
 
+    /// Each refusal says where (the byte offset) and what is wrong: the reason is part of the
+    /// messages that name a damaged file.
     @Test(arguments: [
-        "", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "01", "1.", ".5", "-", "+1", "tru", "nul", "\"abc",
-        "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "{\"a\":1,\"a\":2}", "1 2", "\"a\u{01}b\"", "1e400", "[" ,
+        ("", 0, "unexpected end of input"), ("{", 1, "expected a member name"), ("[1,]", 3, "unexpected character ']'"),
+        ("{\"a\":1,}", 7, "expected a member name"), ("{\"a\" 1}", 5, "expected ':'"), ("01", 1, "leading zero in a number"),
+        ("1.", 2, "invalid number"), (".5", 0, "unexpected character '.'"), ("-", 1, "invalid number"),
+        ("+1", 0, "unexpected character '+'"), ("tru", 0, "invalid literal"), ("nul", 0, "invalid literal"),
+        ("\"abc", 4, "unterminated string"), ("\"\\x\"", 2, "invalid escape '\\x'"), ("\"\\u12\"", 3, "short \\u escape"),
+        ("\"\\ud800\"", 7, "unpaired surrogate escape"), ("{\"a\":1,\"a\":2}", 7, "duplicate member \"a\""),
+        ("1 2", 2, "unexpected text after the JSON value"), ("\"a\u{01}b\"", 2, "control character in a string; escape it"),
+        ("1e400", 0, "number out of range"), ("[", 1, "unexpected end of input"),
     ])
-    func malformedInputIsRejected(input: String) {
-        #expect(throws: JSONParseError.self) { try JSONValue.parse(input) }
+    func malformedInputIsRejected(input: String, offset: Int, reason: String) {
+        #expect(throws: JSONParseError(offset: offset, reason: reason)) { try JSONValue.parse(input) }
     }
 
     @Test func invalidUTF8IsRejectedWithItsOffset() {
@@ -58,7 +66,9 @@ import Testing
 
     @Test func deepNestingIsRejectedNotACrash() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+        let error = #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+        #expect(error?.reason == "nesting deeper than \(JSONValue.maximumDepth)", "\(String(describing: error))")
+        #expect(error?.offset == JSONValue.maximumDepth, "stopped at the first bracket too deep: \(String(describing: error))")
         let ok = String(repeating: "[", count: JSONValue.maximumDepth) + String(repeating: "]", count: JSONValue.maximumDepth)
         #expect(throws: Never.self) { try JSONValue.parse(ok) }
     }
@@ -80,3 +90,4 @@ import Testing
         #expect(JSONValue.string("a\u{01}\"\\\n").compactText == #""a\u0001\"\\\n""#)
     }
 }
+

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 import TodoBasics
@@ -83,7 +86,11 @@ import TodoTestSupport
         tx.putItem(Self.item("a", "x"), table: "todoitem")
         let journal = try JSONValue.parse(tx.encoded().journal)
         let view = try JournalView(base: LocalFileSystem(), layout: store.layout, journal: journal)
-        #expect(throws: FileSystemError.self) { try view.writeFile(dir.sub(".todo/x.json"), [], sync: false) }
+        #expect(throws: FileSystemError(operation: "write", path: dir.sub(".todo/x.json"), code: EROFS,
+                                        reason: "a reader's view of a commit is read-only")) {
+            try view.writeFile(dir.sub(".todo/x.json"), [], sync: false)
+        }
+        #expect(!LocalFileSystem().fileExists(dir.sub(".todo/x.json")), "nothing was written through the view")
         #expect(view.fileExists(store.layout.absolute(store.layout.item("todoitem", "a"))))
         #expect(!LocalFileSystem().fileExists(store.layout.absolute(store.layout.item("todoitem", "a"))))
     }

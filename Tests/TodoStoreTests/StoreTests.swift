@@ -38,9 +38,17 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
         try store.commit(tx)
         #expect(try store.operations() == expected)
         #expect(try store.operations(table: "todoitem") == expected.filter { $0.table == "todoitem" })
-        let bad = dir.sub(".todo/operations/" + store.layout.operation(expected[400]).split(separator: "/").last!)
+        let badName = ".todo/operations/" + store.layout.operation(expected[400]).split(separator: "/").last!
+        let bad = dir.sub(badName)
         try LocalFileSystem().writeFile(bad, Array("{\"format\": 1}".utf8), sync: false)
-        #expect(throws: StoreError.self) { try store.operations() }
+        // Refused naming the damaged file (read by the parallel reader: more than 256 ops).
+        let error = #expect(throws: StoreError.self) { try store.operations() }
+        guard case .corrupt(let path, let reason)? = error else {
+            Issue.record("expected .corrupt naming \(badName), got \(String(describing: error))")
+            return
+        }
+        #expect(path == badName, "named as the store's messages name files")
+        #expect(!reason.isEmpty)
     }
 
     @Test func recordsRoundTripThroughTheStore() throws {

@@ -1,6 +1,7 @@
 import Synchronization
 import TodoBasics
 import TodoCLI
+import TodoSync
 
 /// What one command printed and returned.
 public struct CLIResult: Sendable, CustomStringConvertible {
@@ -29,11 +30,15 @@ public final class CLIHarness: Sendable {
     private let counter = Mutex<Int64>(0)
     public let environment: [String: String]
     public let fs: any FileSystem
+    /// The transport its commands reach the remote with; nil for the real one (a socket).
+    public let transport: CommandContext.TransportMaker?
 
     public static let epoch: Int64 = 1_714_554_000_000  // 2024-05-01T09:00:00.000Z
 
-    public init(directory: String, environment: [String: String] = [:], fs: any FileSystem = LocalFileSystem()) {
+    public init(directory: String, environment: [String: String] = [:], fs: any FileSystem = LocalFileSystem(),
+                transport: CommandContext.TransportMaker? = nil) {
         self.directory = directory
+        self.transport = transport
         self.environment = environment
         self.fs = fs
     }
@@ -49,7 +54,7 @@ public final class CLIHarness: Sendable {
         let ctx = CommandContext(fs: override ?? fs, clock: .fixed(CLIHarness.epoch + n * 1000),
                                  ids: .seeded(UInt64(n)), environment: environment,
                                  workingDirectory: subdirectory.map { directory.appendingPath($0) } ?? directory,
-                                 console: console)
+                                 console: console, transport: transport)
         let code = TodoMain.run(args, context: ctx)
         return CLIResult(out: console.capturedOut, err: console.capturedErr, code: code)
     }

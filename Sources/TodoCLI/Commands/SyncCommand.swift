@@ -19,8 +19,11 @@ struct SyncCommand: Command {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         let table = try args.value("--table").map { _ throws(CLIError) in try StoreAccess.table(args, store, create: false) }
         let json = args.has("--json")
+        // The same context with the console captured for --json; the transport too, or a test's
+        // in-process server would be bypassed (and a real socket tried) by sync alone.
         let quiet = CommandContext(fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, environment: ctx.environment,
-                                   workingDirectory: ctx.workingDirectory, console: json ? .capturing() : ctx.console)
+                                   workingDirectory: ctx.workingDirectory, console: json ? .capturing() : ctx.console,
+                                   transport: ctx.transport)
         let push = try SyncRunner.push(store, quiet, table: table, json: false)
         if let stop = push.stop {
             if json { ctx.console.outRaw(JSONValue(["push": SyncRenderer.pushJSON(push), "pull": .null]).canonicalBytes()) }

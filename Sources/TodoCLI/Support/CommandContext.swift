@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TodoBasics
+import TodoSync
 
 /// Everything a command may touch, passed in explicitly: files, clock, ids, environment, console.
 /// Only `live` reads the process environment; tests build their own.
@@ -14,9 +15,16 @@ public struct CommandContext: Sendable {
     public var console: Console
     /// What stdout is (`Terminal`); without one given, `TODO_TEST_TERMINAL` or not a terminal.
     public var terminal: Terminal
+    /// Makes the transport to a remote; nil for the real ones (`Transports.make`: sockets, TLS,
+    /// the https helper). A seam so tests can run commands against a server in this process,
+    /// without a socket.
+    public var transport: TransportMaker?
+
+    public typealias TransportMaker = @Sendable (RemoteEndpoint) -> any HTTPTransport
 
     public init(fs: any FileSystem, clock: Clock, ids: IDGenerator, environment: [String: String],
-                workingDirectory: String, console: Console, terminal: Terminal? = nil) {
+                workingDirectory: String, console: Console, terminal: Terminal? = nil, transport: TransportMaker? = nil) {
+        self.transport = transport
         self.terminal = terminal ?? Terminal.fromTestSeam(environment) ?? .notATerminal
         self.fs = fs
         self.clock = clock

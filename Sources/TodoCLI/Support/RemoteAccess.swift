@@ -32,7 +32,8 @@ enum RemoteAccess {
             try CAFileOption.check(caFile, named: caFile, fs: ctx.fs,
                                    hint: "set a readable one with 'todo remote set --ca-file PATH' ('' for the system's store)")
         }
-        let transport = Transports.make(endpoint: endpoint, timeouts: timeouts, caFile: config.caFile, environment: ctx.environment)
+        let transport = ctx.transport?(endpoint)
+            ?? Transports.make(endpoint: endpoint, timeouts: timeouts, caFile: config.caFile, environment: ctx.environment)
         let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey.key,
                                  authToken: token.token,
                                  installationID: config.installationId, todoVersion: TodoMain.version, retry: retry,

@@ -87,7 +87,9 @@ import TodoTestSupport
         #expect(cli.run("add", "x").code == 0)
         let status = cli.run("status").out
         #expect(status.contains("  (use \"todo remote set URL\", then \"todo push\", to send them, \"todo log\" to list them, \"todo diff\" to see the changes)\n"), "\(status)")
-        #expect(cli.run("push").code != 0, "push alone would not work")
+        let push = cli.run("push")
+        #expect(push.code == 1 && push.out.isEmpty, "push alone would not work: \(push)")
+        #expect(push.err == "error: this replica has no remote\nhint: set one with 'todo remote set URL'\n", "\(push)")
     }
 
     /// One file edited by hand: the hint names its id, and the command works.

@@ -7,23 +7,6 @@ import TodoStore
 @testable import TodoSync
 import TodoTestSupport
 
-/// A transport that answers from a function, in this process: the engines run without a socket,
-/// and every request is counted.
-final class ScriptedTransport: HTTPTransport {
-    let respond: @Sendable (HTTPRequest) -> Result<HTTPResponse, TransportFailure>
-    private let sent = Mutex(0)
-
-    init(_ respond: @escaping @Sendable (HTTPRequest) -> Result<HTTPResponse, TransportFailure>) { self.respond = respond }
-
-    func send(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure> {
-        sent.withLock { $0 += 1 }
-        return respond(request)
-    }
-
-    func close() {}
-    var requests: Int { sent.withLock { $0 } }
-}
-
 /// Issue 19 item 4: with the server down, push and pull give up at once (one short retry), however
 /// long the queue; nothing is sealed, nothing is lost. Checked by the waits the retry policy asks
 /// for and the requests tried, not by a clock.

@@ -8,7 +8,7 @@ import TodoTestSupport
 /// warning), and after `todo remote set` moved the key it syncs from the file.
 @Suite struct AppKeySyncTests {
     @Test func theKeyFileIsSentAndAKeyInConfigJSONKeepsWorking() throws {
-        let world = try SyncWorld { $0.appKey = "s3cret" }
+        let world = try SyncWorld(wire: .inProcess) { $0.appKey = "s3cret" }
         try LocalFileSystem().writeFile(world.directory.sub("key.txt"), Array("s3cret\n".utf8), sync: false)
         let a = world.replica("A", extraInit: ["--app-key-file", world.directory.sub("key.txt")])
         a.expect(0, "add", "from the key file", "--id", "a1")

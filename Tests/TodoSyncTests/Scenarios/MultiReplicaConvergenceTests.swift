@@ -63,7 +63,7 @@ import TodoTestSupport
 
     @Test("98: three replicas converge after random offline edits, sync, resolve --use-server, sync", arguments: [UInt64(98), 2024])
     func threeReplicasConverge(_ seed: UInt64) throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         try world.seed(20, prefix: "i") { _ in ["priority": 0] }
         var rng = SplitMix64(seed: seed)

@@ -22,7 +22,7 @@ import TodoTestSupport
 
     /// A and B (on the generations given) both holding x {text a, complete false} from the server.
     static func twoReplicas(_ ga: String = "mobile-apps", _ gb: String = "mobile-apps") throws -> (SyncWorld, CLIHarness, CLIHarness) {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         world.raw("POST", "/tables/todoitem", body: ["id": "x", "text": "a", "complete": false])
         let a = world.replica("A", protocol: ga), b = world.replica("B", protocol: gb)
         a.expect(0, "pull")
@@ -31,7 +31,7 @@ import TodoTestSupport
     }
 
     @Test("95: a G1 and a G2 replica of one server hold the same item with the same version text") func mixedGenerations() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         let a = world.replica("A", protocol: "mobile-services"), b = world.replica("B")
         a.expect(0, "add", "from G1", "--id", "x", "--set", "priority=1")

@@ -14,14 +14,14 @@ import TodoTestSupport
         let world: SyncWorld
         var tokens: [String: String] = [:]
 
-        init() throws {
+        init(wire: SyncWorld.Wire = .inProcess) throws {
             for name in ["alice", "bob"] {
                 tokens[name] = try UserCommand.perform("add", name: name, directory: directory.path).stdout[0]
             }
             let users = try UserDirectory(directory: directory.path)
             let access = try AccessConfig.parse(Array(#"{"tables": {"todoitem": {"owner": true}}}"#.utf8),
                                                 hasAppKey: false, hasMasterKey: true)
-            world = try SyncWorld { config in
+            world = try SyncWorld(wire: wire) { config in
                 config.users = users
                 config.masterKey = "master"
                 config.access = access
@@ -85,7 +85,7 @@ import TodoTestSupport
         // A second replica of Alice's, cloned, holds her rows and no one else's.
         let file = world.directory.sub("alice.token")
         try LocalFileSystem().writeFile(file, Array((users.tokens["alice"]! + "\n").utf8), sync: false)
-        let clone = CLIHarness(directory: world.directory.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"])
+        let clone = world.harness(world.directory.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"])
         clone.expect(0, "clone", world.url, "A2", "--token-file", file)
         let a2 = CLIHarness(directory: world.directory.sub("A2"))
         #expect(Self.ids(a2) == ["a1"])
@@ -104,7 +104,7 @@ import TodoTestSupport
 
     @Test func theTokenGoesThroughTheHTTPSHelperToo() throws {
         #expect(LocalFileSystem().fileExists(HelperBinary.path), "build todo-remote-https first (swift build)")
-        let users = try Users()
+        let users = try Users(wire: .socket)  // the helper process connects by itself
         let helper = ["TODO_REMOTE_HELPER_FOR_HTTP": "1", "TODO_REMOTE_HELPER": HelperBinary.path]
         let a = try users.replica("A", as: "alice", environment: helper)
         a.expect(0, "add", "via the helper", "--id", "h1")

@@ -8,10 +8,12 @@ import TodoTestSupport
 /// would stop it) leaves either the whole page with its token or none of it: never some items
 /// without the token, or the token without its items.
 @Suite struct PullCrashTests {
-    /// Runs one command with a fixed clock, so every run writes the same bytes.
-    static func run(_ args: [String], in dir: String, fs: any FileSystem) -> Int32 {
+    /// Runs one command with a fixed clock, so every run writes the same bytes; `transport` is the
+    /// world's (`SyncWorld.transport`) for commands that reach the server.
+    static func run(_ args: [String], in dir: String, fs: any FileSystem, transport: CommandContext.TransportMaker? = nil) -> Int32 {
         let ctx = CommandContext(fs: fs, clock: .fixed(CLIHarness.epoch + 3_600_000), ids: .seeded(7),
-                                 environment: ["TODO_RETRY_WAIT_SCALE": "0"], workingDirectory: dir, console: .capturing())
+                                 environment: ["TODO_RETRY_WAIT_SCALE": "0"], workingDirectory: dir, console: .capturing(),
+                                 transport: transport)
         return TodoMain.run(args, context: ctx)
     }
 
@@ -35,7 +37,7 @@ import TodoTestSupport
     }
 
     @Test("90: a crash at every step of a page commit leaves the whole page and its token, or none of it") func crashDuringPageCommit() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         for id in ["m", "c", "d"] { world.raw("POST", "/tables/todoitem", body: ["id": .string(id), "text": "a", "complete": false]) }
         let template = world.replica("template")
@@ -53,7 +55,7 @@ import TodoTestSupport
         Self.copyTree(template.directory, base.appendingPath("before"))
         let before = Self.recovered(base.appendingPath("before"))
         Self.copyTree(template.directory, base.appendingPath("after"))
-        #expect(Self.run(["pull"], in: base.appendingPath("after"), fs: LocalFileSystem()) == 3)
+        #expect(Self.run(["pull"], in: base.appendingPath("after"), fs: LocalFileSystem(), transport: world.transport) == 3)
         let after = Self.recovered(base.appendingPath("after"))
         // The page is committed with its token; the empty page that ends the pull then commits
         // `lastPullAt` alone. A crash between the two leaves `after` with the old `lastPullAt`.
@@ -86,7 +88,7 @@ import TodoTestSupport
             let dir = base.appendingPath("crash-\(n)")
             Self.copyTree(template.directory, dir)
             let faulty = FaultyFileSystem(base: LocalFileSystem(), failOnCall: n)
-            let code = Self.run(["pull"], in: dir, fs: faulty)
+            let code = Self.run(["pull"], in: dir, fs: faulty, transport: world.transport)
             let files = Self.recovered(dir)
             let state = files == before ? "before" : files == between ? "page" : files == after ? "after" : nil
             #expect(state != nil, "step \(n): the store holds a part of a page: \(Self.changed(files, before, between))")

@@ -18,7 +18,7 @@ import TodoTestSupport
     }
 
     @Test("40: rows sharing one updatedAt across a page boundary are applied exactly once") func sharedTimestamps() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         // Rows 1…60 (ids r001…r060), one millisecond apart, except rows 49 to 52 which share one.
         let rows = (1...60).map { i in
@@ -44,7 +44,7 @@ import TodoTestSupport
     }
 
     @Test("50: a server that cannot filter on id: the page is retried with updatedAt ge + $skip; cursorMode becomes skip") func fallbackOnBadRequest() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         try world.seed(120)
         world.script(ScriptedTable.refusingIDFilters)
@@ -89,7 +89,7 @@ import TodoTestSupport
     }
 
     @Test("51: a server hiding timestamp precision: the pull ends, every row arrives, cursorMode becomes skip") func hiddenPrecision() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         // Four milliseconds, three rows in each, 0.1 ms apart; ids in another order than time.
         var rows: [ScriptedTable.Row] = []
@@ -121,7 +121,7 @@ import TodoTestSupport
     }
 
     @Test("54: a pull stopped after its 4th page keeps 200 items and row 200's token; the next pull resumes after it") func interruptedPullResumes() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         try world.seed(500)
         let served = Mutex(0)
@@ -147,7 +147,7 @@ import TodoTestSupport
     }
 
     @Test("57: G1 pull: __updatedAt in $filter and $orderby, __includeDeleted, __systemproperties, no ZUMO-API-VERSION") func generationOnePull() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         world.raw("POST", "/tables/todoitem", body: ["id": "x", "text": "keep"])
         world.raw("POST", "/tables/todoitem", body: ["id": "y", "text": "goes"])
@@ -173,7 +173,7 @@ import TodoTestSupport
 
     @Test("58: a malformed Link header is never followed", arguments: ["http://127.0.0.1/?%24top=50&%24skip=50; rel=next", "<LINK>; rel=next"])
     func malformedLink(_ link: String) throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         try world.seed(60)
         // The second form points at this very server, with a marker, so a request for it would show.

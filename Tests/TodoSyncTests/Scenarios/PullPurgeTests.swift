@@ -6,7 +6,7 @@ import TodoTestSupport
 /// the purged rows back.
 @Suite struct PullPurgeTests {
     @Test("81: after a purge, pull brings every item back, starting from the beginning") func pullAfterPurge() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         try world.seed(10)
         let a = world.replica("A")
@@ -23,7 +23,7 @@ import TodoTestSupport
     }
 
     @Test("after purge --query-id, pulling that query brings its items back; the other query keeps its token") func pullAfterQueryPurge() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         try world.seed(6) { i in ["complete": .bool(i % 2 == 0)] }
         let a = world.replica("A")

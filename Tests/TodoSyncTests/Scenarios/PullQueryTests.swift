@@ -8,7 +8,7 @@ import TodoTestSupport
 @Suite struct PullQueryTests {
     /// x and z incomplete, y complete, on the server; replica A not pulled yet.
     static func world() throws -> (SyncWorld, CLIHarness) {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         world.raw("POST", "/tables/todoitem", body: ["id": "x", "text": "x", "complete": false])
         world.raw("POST", "/tables/todoitem", body: ["id": "y", "text": "y", "complete": true])
         world.raw("POST", "/tables/todoitem", body: ["id": "z", "text": "z", "complete": false])

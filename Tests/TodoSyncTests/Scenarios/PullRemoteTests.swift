@@ -8,7 +8,8 @@ import TodoTestSupport
 /// new URL drops every token and the skip mode; clone is init + pull.
 @Suite struct PullRemoteTests {
     @Test("remote set URL removes every token and returns to cursor mode; queries, items and ops are kept") func newURLResetsTokens() throws {
-        let first = try SyncWorld()
+        // Two servers at two URLs, and a replica moved from one to the other: real sockets.
+        let first = try SyncWorld(wire: .socket)
         defer { withExtendedLifetime(first) {} }
         first.raw("POST", "/tables/todoitem", body: ["id": "x", "text": "x", "complete": false])
         first.raw("POST", "/tables/todoitem", body: ["id": "y", "text": "y", "complete": true])
@@ -27,7 +28,7 @@ import TodoTestSupport
         a.expect(0, "remote", "set", "--page-size", "10")
         #expect(a.tableConfig() == config)
 
-        let second = try SyncWorld()
+        let second = try SyncWorld(wire: .socket)
         defer { withExtendedLifetime(second) {} }
         second.raw("POST", "/tables/todoitem", body: ["id": "s", "text": "s", "complete": false])
         let items = a.records("tables/todoitem/items")
@@ -48,12 +49,12 @@ import TodoTestSupport
     }
 
     @Test("clone creates the replica and pulls; a second clone into it fails and changes nothing") func clone() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         try world.seed(3)
         let base = world.directory.path.appendingPath("clones")
         try LocalFileSystem().createDirectory(base)
-        let shell = CLIHarness(directory: base, environment: ["TODO_RETRY_WAIT_SCALE": "0"])
+        let shell = world.harness(base, environment: ["TODO_RETRY_WAIT_SCALE": "0"])
         let clone = shell.run("clone", world.url, "b")
         #expect(clone.code == 0, "\(clone)")
         #expect(clone.out.contains("Cloning into \(base)/b/.todo"))
@@ -82,7 +83,8 @@ import TodoTestSupport
     @Test("clone of an unreachable server: exit 4; nothing pulled, so no half-made folder stays (issue 19)") func cloneUnreachable() throws {
         let dir = TempDirectory("todo-clone")
         defer { dir.remove() }
-        let world = try SyncWorld()
+        // A stopped server refuses connections: only a socket can.
+        let world = try SyncWorld(wire: .socket)
         let url = world.url
         world.server.stop()
         let shell = CLIHarness(directory: dir.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"])

@@ -8,7 +8,7 @@ import TodoTestSupport
 @Suite struct PullRowsTests {
     /// A world with x ("a", incomplete) on the server and replica A holding it.
     static func synced(_ ids: [String] = ["x"]) throws -> (SyncWorld, CLIHarness) {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         for id in ids { world.raw("POST", "/tables/todoitem", body: ["id": .string(id), "text": "a", "complete": false]) }
         let a = world.replica("A")
@@ -39,7 +39,7 @@ import TodoTestSupport
     }
 
     @Test("41: deleted true removes the item; false and null upsert it; a deleted unknown id changes nothing") func deletions() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         let table = ScriptedTable(rows: ["a", "b", "c"].enumerated().map { i, id in
             ScriptedTable.Row(id: id, updatedAt: ScriptedTable.instant(Int64(i + 1)), fields: ["text": "old"])
@@ -133,7 +133,7 @@ import TodoTestSupport
     }
 
     @Test("45: a sealed insert's row is not applied; push completes it by replay. An unsealed one is absorbed") func pendingInsertMeetsItsRow() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
@@ -170,7 +170,7 @@ import TodoTestSupport
     }
 
     @Test("47: a row whose id differs in case meets the pending update of the same item: one conflict, no second item") func differentCasedID() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         let table = ScriptedTable(rows: [ScriptedTable.Row(id: "abc", updatedAt: ScriptedTable.instant(1), fields: ["text": "a"])])
         world.serve(table)
@@ -187,7 +187,7 @@ import TodoTestSupport
     }
 
     @Test("two server rows whose ids differ only in case: one item, the last one pulled, and a warning") func caseTwins() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         world.serve(ScriptedTable(rows: [ScriptedTable.Row(id: "abc", updatedAt: ScriptedTable.instant(1), fields: ["text": "lower"]),
                                          ScriptedTable.Row(id: "ABC", updatedAt: ScriptedTable.instant(2), fields: ["text": "upper"])]))

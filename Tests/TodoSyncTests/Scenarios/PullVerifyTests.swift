@@ -39,7 +39,7 @@ import TodoTestSupport
 
     @Test("a copy without a field at the server's version is found and repaired, with a receipt; only that item changes")
     func repairsTheItem() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = damagedReplica(world)
         let before = b.snapshot()
         let verify = b.expect(0, "pull", "--verify")
@@ -63,7 +63,7 @@ import TodoTestSupport
 
     @Test("the base of a pending edit made on the damaged copy is repaired, and the push does not clear the hidden field")
     func repairsTheBaseOfAPendingEdit() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = damagedReplica(world)
         b.expect(0, "edit", "x", "--text", "edited")
         b.expect(0, "pull", "--verify")
@@ -81,7 +81,7 @@ import TodoTestSupport
 
     @Test("without a damaged copy the check changes nothing; versions that differ are for an ordinary pull")
     func cleanReplica() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A"), b = world.replica("B")
         a.expect(0, "add", "x text", "--id", "x")
         a.expect(0, "push")
@@ -95,7 +95,7 @@ import TodoTestSupport
 
     @Test("doctor --remote reports the damaged copy and changes nothing; after pull --verify it is clean")
     func doctorRemote() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = damagedReplica(world)
         let before = b.snapshot()
         let doctor = b.expect(1, "doctor", "--remote")
@@ -111,7 +111,7 @@ import TodoTestSupport
 
     @Test("--verify takes no query options")
     func usage() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         let r = b.expect(2, "pull", "--verify", "--full")
         #expect(r.err.contains("--verify reads the whole table; it does not take --full"), "\(r)")

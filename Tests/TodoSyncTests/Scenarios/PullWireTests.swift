@@ -26,7 +26,7 @@ import TodoTestSupport
 
     @Test("every list shape; odd members dropped with one warning each; rows without a valid id skipped", arguments: Shape.allCases)
     func lenientRows(_ shape: Shape) throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         let t = "2024-05-01T09:00:00.5Z"  // .NET drops trailing zeros: kept exactly as sent
         Self.serve(world, [
@@ -53,7 +53,7 @@ import TodoTestSupport
     }
 
     @Test("a list body that is not a list stops the pull with exit 1; committed pages stay") func notAList() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         defer { withExtendedLifetime(world) {} }
         world.script { request, service in
             guard request.method == "GET" else { return service(request) }

@@ -5,7 +5,7 @@ import TodoTestSupport
 /// First push and pull scenarios of sync.md §12 over the real server.
 @Suite struct PushBasicsTests {
     @Test("1: insert + update sends one POST with the final copy") func insertUpdate() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
         a.expect(0, "edit", "x", "--text", "b")
@@ -20,7 +20,7 @@ import TodoTestSupport
     }
 
     @Test("18: the POST body has no system property; the item takes them from the response") func insertBody() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "milk", "--id", "m")
         world.resetLog()
@@ -36,7 +36,7 @@ import TodoTestSupport
     }
 
     @Test("38, 39: a first pull pages to the end; the next pull brings only new changes") func pullPages() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         for i in 0..<120 { world.raw("POST", "/tables/todoitem", body: ["id": .string("r\(i)"), "text": .string("row \(i)")]) }
         let b = world.replica("B")
         world.resetLog()
@@ -56,7 +56,8 @@ import TodoTestSupport
     }
 
     @Test("22: the server down stops the push with exit 4; nothing is lost") func serverDown() throws {
-        let world = try SyncWorld()
+        // A stopped server refuses connections: only a socket can.
+        let world = try SyncWorld(wire: .socket)
         let a = world.replica("A")
         a.expect(0, "add", "one", "--id", "x1")
         a.expect(0, "add", "two", "--id", "x2")

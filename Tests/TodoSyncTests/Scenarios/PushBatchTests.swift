@@ -28,7 +28,7 @@ import TodoTestSupport
     }
 
     @Test("batches of 2: every request finds its marker committed; batches go out in queue order") func markersBeforeRequests() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         for i in 0..<3 { world.raw("POST", "/tables/todoitem", body: ["id": .string("old\(i)"), "text": "old"]) }
         let a = world.replica("A", environment: ["TODO_PUSH_BATCH": "2"])
         a.expect(0, "pull")
@@ -56,7 +56,7 @@ import TodoTestSupport
     }
 
     @Test("a stop in one batch clears the markers of the next, committed but never sent") func stopClearsTheNextBatch() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A", environment: ["TODO_PUSH_BATCH": "2"])
         for i in 0..<6 { a.expect(0, "add", "item \(i)", "--id", "x\(i)") }
         let log = MarkerLog()
@@ -77,7 +77,7 @@ import TodoTestSupport
         // Ten ops fit in one batch, and the default bound (256 in flight, over 4 connections)
         // sends them all before any answer is followed: the 401 stops the push, but the nine
         // other requests were already in flight, so their answers are awaited and committed (§4.1.3).
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         for i in 0..<10 { a.expect(0, "add", "item \(i)", "--id", "x\(i)") }
         let log = MarkerLog()

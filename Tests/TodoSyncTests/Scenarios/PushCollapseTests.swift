@@ -5,7 +5,7 @@ import TodoTestSupport
 /// sync.md §12, collapse and queue order as the server sees them: scenarios 2, 3, 4, 13, 17.
 @Suite struct PushCollapseTests {
     @Test("2: insert + delete sends nothing and leaves a receipt holding the item") func insertDelete() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x", "--set", "priority=2")
         a.expect(0, "rm", "x")
@@ -25,7 +25,7 @@ import TodoTestSupport
     }
 
     @Test("3: update + update sends one PATCH with the last text and If-Match of v1") func updateUpdate() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         let v1 = try #require(world.synced(a, "x"))
         a.expect(0, "edit", "x", "--text", "b")
@@ -45,7 +45,7 @@ import TodoTestSupport
     }
 
     @Test("4: update + delete sends one DELETE with If-Match of v1; the op keeps its sequence") func updateDelete() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         let v1 = try #require(world.synced(a, "x"))
         a.expect(0, "edit", "x", "--text", "b")
@@ -67,7 +67,7 @@ import TodoTestSupport
     }
 
     @Test("13: a delete that collapsed into an update keeps its place: DELETE x before POST y") func queueOrder() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "edit", "x", "--text", "b")
@@ -83,7 +83,7 @@ import TodoTestSupport
     }
 
     @Test("17: ops on two tables survive a restart and go in sequence order") func orderAcrossTables() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "one", "--id", "p1")
         a.expect(0, "add", "two", "--id", "q1", "--table", "other")

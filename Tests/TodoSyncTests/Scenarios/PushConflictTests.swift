@@ -6,7 +6,7 @@ import TodoTestSupport
 /// sync.md §12, conflicts, merges and rejections on push: scenarios 25–30 and 32.
 @Suite struct PushConflictTests {
     @Test("25: one clashing update among 5 inserts: 5 rows, 1 conflict file, exit 3") func oneConflictAmongMany() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         let v1 = try #require(world.synced(a, "x"))
         a.expect(0, "edit", "x", "--text", "b")
@@ -36,7 +36,7 @@ import TodoTestSupport
     }
 
     @Test("26: a sealed update turns into a conflict; the delete behind it is held; others go") func heldBehindAConflict() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "edit", "x", "--text", "b")
@@ -64,7 +64,7 @@ import TodoTestSupport
     }
 
     @Test("27: an open conflict is not sent again; exit 3 each time") func openConflictsAreNotResent() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "edit", "x", "--text", "b")
@@ -85,7 +85,7 @@ import TodoTestSupport
     }
 
     @Test("28: disjoint changes merge on a 412; the PATCH goes again on v2") func autoMerge() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         let v1 = try #require(world.synced(a, "x"))
         world.raw("PATCH", "/tables/todoitem/x", body: ["complete": true])
@@ -113,7 +113,7 @@ import TodoTestSupport
     }
 
     @Test("28, §4.6.3: a fourth 412 for one op in one push records a conflict without fields") func busyItem() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x", set: ["n=0"])
         a.expect(0, "edit", "x", "--text", "b")
@@ -139,7 +139,7 @@ import TodoTestSupport
     }
 
     @Test("29: the server already has the change: the 412 is a success, the item takes v2") func identicalChange() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         world.raw("PATCH", "/tables/todoitem/x", body: ["text": "b"])
@@ -159,7 +159,7 @@ import TodoTestSupport
     }
 
     @Test("30: a 409 with the server's item to a stale update is treated as a 412") func bodyVersionServer() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         // A body-version server (.NET, Node without If-Match): 409 where this server says 412.
         world.script { request, service in
             var response = service(request)
@@ -191,7 +191,7 @@ import TodoTestSupport
     }
 
     @Test("32: a 400 becomes a rejection with the server's message; others are pushed; exit 3") func rejection() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         world.raw("POST", "/tables/todoitem", body: ["id": "seed", "priority": 1])
         let a = world.replica("A")
         a.expect(0, "add", "first", "--id", "y")

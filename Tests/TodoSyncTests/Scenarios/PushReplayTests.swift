@@ -11,7 +11,7 @@ import TodoTestSupport
 /// state a kill after the request leaves.
 @Suite struct PushReplayTests {
     @Test("83: killed before the request: the replay query finds no row, the POST goes, one row") func killBeforeRequest() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
         a.sealOperations()
@@ -26,7 +26,7 @@ import TodoTestSupport
     }
 
     @Test("84: killed after the insert landed: no POST, a replay insert-exists receipt") func killAfterInsert() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
         world.landThenFail()
@@ -48,7 +48,7 @@ import TodoTestSupport
     }
 
     @Test("85: killed after the update landed: no 412 conflict; the item takes the server's version") func killAfterUpdate() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         let v1 = try #require(world.synced(a, "x"))
         a.expect(0, "edit", "x", "--text", "b")
@@ -69,7 +69,7 @@ import TodoTestSupport
     }
 
     @Test("86: killed after the delete landed: the replay GET finds it deleted (or gone); done") func killAfterDelete() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         world.synced(a, "gone")
@@ -94,7 +94,7 @@ import TodoTestSupport
     }
 
     @Test("87: an edit after a crash queues behind; the replay's version feeds the next PATCH") func editAfterCrash() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "edit", "x", "--text", "b")
@@ -118,7 +118,8 @@ import TodoTestSupport
     }
 
     @Test("88: connection refused clears the marker, so insert + delete collapse to nothing") func connectionRefused() throws {
-        let world = try SyncWorld()
+        // A stopped server refuses connections: only a socket can.
+        let world = try SyncWorld(wire: .socket)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
         a.expect(0, "add", "b", "--id", "y")
@@ -135,7 +136,7 @@ import TodoTestSupport
     }
 
     @Test("14: a delete after an attempted insert queues behind it; no row x stays live") func deleteAfterAttemptedInsert() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         // x: the POST landed before the kill. z: killed after the marker, nothing sent.
         a.expect(0, "add", "a", "--id", "x")
@@ -168,7 +169,7 @@ import TodoTestSupport
     }
 
     @Test("an update behind a sealed insert has a null base; doctor accepts it, push sends it on the new version") func updateBehindSealedInsert() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
         a.expect(0, "add", "a", "--id", "y")
@@ -193,7 +194,7 @@ import TodoTestSupport
     }
 
     @Test("a conflict behind a sealed update names the fields --merge will find clashing") func conflictFieldsMatchMerge() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
         a.expect(0, "push")
@@ -222,7 +223,8 @@ import TodoTestSupport
     }
 
     @Test("§4.8.2: a stop keeps the markers an earlier run left; such ops are never collapsed") func stopKeepsLeftoverMarkers() throws {
-        let world = try SyncWorld()
+        // A stopped server refuses connections: only a socket can.
+        let world = try SyncWorld(wire: .socket)
         let a = world.replica("A")
         a.expect(0, "add", "a", "--id", "x")
         a.expect(0, "add", "b", "--id", "y")

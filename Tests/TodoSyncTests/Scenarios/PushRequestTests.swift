@@ -7,7 +7,7 @@ import TodoTestSupport
 /// 23, 34, 35, 36, 37.
 @Suite struct PushRequestTests {
     @Test("19: the PATCH body is the whole item, null for the removed field, If-Match v1") func updateBody() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         let v1 = try #require(world.synced(a, "x", set: ["note=\"n\""]))
         a.expect(0, "edit", "x", "--text", "b", "--unset", "note")
@@ -24,7 +24,7 @@ import TodoTestSupport
     }
 
     @Test("20: a delete whose base has no version is sent without If-Match") func deleteWithoutVersion() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         // A server that keeps no versions: no version in bodies, no ETag.
         world.script { request, service in
             var response = service(request)
@@ -50,7 +50,7 @@ import TodoTestSupport
     }
 
     @Test("21: a DELETE answered 404 (deleted there meanwhile) is a success") func deleteOfMissingItem() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "rm", "x")
@@ -64,7 +64,7 @@ import TodoTestSupport
     }
 
     @Test("23: a wrong app key stops with exit 4; the ops are unchanged and not sealed") func authentication() throws {
-        let world = try SyncWorld { $0.appKey = "right" }
+        let world = try SyncWorld(wire: .inProcess) { $0.appKey = "right" }
         let a = world.replica("A", extraInit: ["--app-key", "wrong"])
         a.expect(0, "add", "one", "--id", "x1")
         a.expect(0, "add", "two", "--id", "x2")
@@ -78,7 +78,7 @@ import TodoTestSupport
     }
 
     @Test("34: insert 200, delete 204, delete 200 with a body, undelete 200: every op succeeds") func toleratedVariants() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "d1")
         world.synced(a, "d2")
@@ -129,7 +129,7 @@ import TodoTestSupport
     }
 
     @Test("35: a missing table stops the push with exit 1; the op remains") func missingTable() throws {
-        let world = try SyncWorld { $0.dynamicTables = false }
+        let world = try SyncWorld(wire: .inProcess) { $0.dynamicTables = false }
         let a = world.replica("A")
         a.expect(0, "add", "x", "--id", "x", "--table", "nosuch")
         let before = a.snapshot()
@@ -142,7 +142,7 @@ import TodoTestSupport
     }
 
     @Test("36: a redirect stops the push with exit 1 naming the Location; nothing changes") func redirect() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "edit", "x", "--text", "b")
@@ -157,7 +157,7 @@ import TodoTestSupport
     }
 
     @Test("37: G1 sends no ZUMO-API-VERSION, asks for all system properties, takes 204 for a delete") func generationOne() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A", protocol: "mobile-services")
         world.synced(a, "u")
         world.synced(a, "d")

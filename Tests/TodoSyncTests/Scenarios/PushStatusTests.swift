@@ -8,7 +8,7 @@ import TodoTestSupport
 /// the undelete that finds the row gone for good.
 @Suite struct PushStatusTests {
     @Test("409 on insert: the same item is a replay; a different one is added on both sides") func duplicateInsert() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         world.raw("POST", "/tables/todoitem", body: ["id": "same", "text": "a", "complete": false])
         world.raw("POST", "/tables/todoitem", body: ["id": "other", "text": "theirs", "complete": false])
         let b = world.replica("B")
@@ -31,7 +31,7 @@ import TodoTestSupport
     }
 
     @Test("409 on insert with the client's own body (Node): the copy comes from a GET") func untrustedConflictBody() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         world.raw("POST", "/tables/todoitem", body: ["id": "x", "text": "theirs", "complete": false])
         world.script { request, service in
             guard request.method == "POST" else { return service(request) }
@@ -46,7 +46,7 @@ import TodoTestSupport
     }
 
     @Test("404 on update: the table check finds the table; changed here, deleted there") func updateOfDeletedItem() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "x")
         a.expect(0, "edit", "x", "--text", "b")
@@ -64,7 +64,7 @@ import TodoTestSupport
     }
 
     @Test("410: success for a delete, a conflict for an insert and an update") func gone() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "d")
         world.synced(a, "u")
@@ -87,7 +87,7 @@ import TodoTestSupport
     }
 
     @Test("405 stops with exit 1; 413 is a rejection and the push goes on") func notAllowedAndTooLarge() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "big", "--id", "big")
         a.expect(0, "add", "small", "--id", "small")
@@ -110,7 +110,7 @@ import TodoTestSupport
     }
 
     @Test("the undelete of a restore finds the row gone for good: the op becomes an insert") func restoreOfPurgedRow() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.synced(a, "r")
         world.raw("DELETE", "/tables/todoitem/r")

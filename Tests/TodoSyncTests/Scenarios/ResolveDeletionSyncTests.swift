@@ -9,7 +9,7 @@ import TodoTestSupport
 @Suite struct ResolveDeletionSyncTests {
     @Test("69: use client over a soft delete: an undelete with If-Match of the deleted version, then a PATCH")
     func restoreOverASoftDelete() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         world.synced(b, "x")
         world.raw("DELETE", "/tables/todoitem/x")  // another client deletes x
@@ -47,7 +47,7 @@ import TodoTestSupport
 
     @Test("70: use client over a hard delete (server copy null): a POST recreates x")
     func reinsertOverAHardDelete() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         try world.storage.createTable("chores", softDelete: false)  // this table forgets deleted rows
         let b = world.replica("B")
         world.synced(b, "x", table: "chores")
@@ -94,7 +94,7 @@ import TodoTestSupport
 
     @Test("71: deleted here, changed there; use client sends a DELETE with If-Match v2")
     func deleteWins() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         let v2 = try deletedHereChangedThere(world, b)
         b.expect(0, "resolve", "x", "--use-client")
@@ -110,7 +110,7 @@ import TodoTestSupport
 
     @Test("71: deleted here, changed there; use server makes x reappear locally as v2")
     func changeWins() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         let v2 = try deletedHereChangedThere(world, b)
         b.expect(0, "resolve", "x", "--use-server")
@@ -124,7 +124,7 @@ import TodoTestSupport
 
     @Test("97 on G1: the undelete answers 200, and A pulls x back with B's version text")
     func deletedOnOneSideEditedOnTheOtherG1() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A", protocol: "mobile-services"), b = world.replica("B", protocol: "mobile-services")
         a.expect(0, "add", "a", "--id", "x")
         a.expect(0, "push")
@@ -147,7 +147,7 @@ import TodoTestSupport
 
     @Test("69, found by pull: a pending edit meets a soft-deleted row; use client restores it on push")
     func restoreAfterPull() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         world.synced(b, "x")
         b.expect(0, "edit", "x", "--text", "b")
@@ -170,7 +170,7 @@ import TodoTestSupport
 
     @Test("71, found by pull: a pending delete meets a changed row; use client deletes on v2")
     func deleteWinsAfterPull() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         world.synced(b, "x")
         b.expect(0, "rm", "x")
@@ -191,7 +191,7 @@ import TodoTestSupport
     /// although the text clashed, so the file promised a merge that `resolve --merge` refused.
     @Test("69, restored by someone else first: the undelete's 412 lists the clashing fields")
     func restoreMeetsAnotherRestore() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         world.synced(b, "x")
         world.raw("DELETE", "/tables/todoitem/x")

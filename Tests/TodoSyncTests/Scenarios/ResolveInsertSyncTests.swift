@@ -27,7 +27,7 @@ import TodoTestSupport
 
     @Test("68: added on both sides, use client: an update on A's version; the server holds B's copy")
     func useClient() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let (a, b, va) = try addedOnBothSides(world, a: ["from A", "--set", "note=\"only A\""], b: ["from B"])
         b.expect(0, "resolve", "x", "--use-client")
         let op = try #require(b.operations.first)
@@ -50,7 +50,7 @@ import TodoTestSupport
 
     @Test("68: added on both sides, use server: B holds A's copy and sends nothing")
     func useServer() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let (_, b, va) = try addedOnBothSides(world, a: ["from A"], b: ["from B"])
         b.expect(0, "resolve", "x", "--use-server")
         #expect(b.item("x")?["text"] == "from A")
@@ -64,7 +64,7 @@ import TodoTestSupport
 
     @Test("68: added on both sides, merge fails listing text and changes nothing")
     func mergeClash() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let (_, b, _) = try addedOnBothSides(world, a: ["from A"], b: ["from B"])
         let before = b.snapshot()
         let merge = b.expect(1, "resolve", "x", "--merge")
@@ -74,7 +74,7 @@ import TodoTestSupport
 
     @Test("68: A added {text: a}, B {text: a, note: n}: merge makes an update on A's version that adds note")
     func mergeAddsNote() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let (_, b, va) = try addedOnBothSides(world, a: ["a"], b: ["a", "--set", "note=\"n\""])
         #expect(b.conflicts.first?["fields"] == [])
         b.expect(0, "resolve", "x", "--merge")
@@ -94,7 +94,7 @@ import TodoTestSupport
 
     @Test("68, found by pull: the added-on-both-sides conflict merges the same way and the PATCH adds note")
     func mergeAfterPull() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A"), b = world.replica("B")
         a.expect(0, "add", "a", "--id", "x")
         a.expect(0, "push")

@@ -9,7 +9,7 @@ import TodoTestSupport
 @Suite struct ResolveSyncTests {
     @Test("60: use client, then push: a PATCH on v2 with the client text; the receipt has the server's lost text")
     func useClientThenPush() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         let (_, v2) = try world.textConflict(b)
         b.expect(0, "resolve", "x", "--use-client")
@@ -33,7 +33,7 @@ import TodoTestSupport
 
     @Test("60 with a later op: the delete held behind the conflict folds in; the push deletes on v2")
     func useClientFoldsALaterDelete() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         world.synced(b, "x")
         b.expect(0, "edit", "x", "--text", "b")
@@ -59,7 +59,7 @@ import TodoTestSupport
 
     @Test("63: a conflict without fields (the 4th 412 in one push) merges, and the next push succeeds")
     func mergeAfterBusyItem() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         world.synced(b, "x", set: ["n=0"])
         b.expect(0, "edit", "x", "--text", "b")
@@ -112,7 +112,7 @@ import TodoTestSupport
 
     @Test("65: a manual object in 'resolved' is based on v2 and lands on the server")
     func manualObject() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         let (_, v2) = try world.textConflict(b)
         try b.writeResolution("x", ["text": "I love both", "complete": nil])  // null: removed on purpose (issue 15 item 7)
@@ -140,7 +140,7 @@ import TodoTestSupport
 
     @Test("66: a manual \"delete\" becomes a DELETE on v2 that removes the server row")
     func manualDelete() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         let (_, v2) = try world.textConflict(b)
         try b.writeResolution("x", "delete")
@@ -161,7 +161,7 @@ import TodoTestSupport
 
     @Test("74: a pull that brings the client's own text closes the conflict with an absorb receipt")
     func refreshClosesTheConflict() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         _ = try world.textConflict(b)
         world.raw("PATCH", "/tables/todoitem/x", body: ["text": "b"])  // another client agrees with B
@@ -181,7 +181,7 @@ import TodoTestSupport
 
     @Test("75: a pull keeps a written resolution and refreshes the server copy; resolve then bases the op on v3")
     func refreshKeepsAManualResolution() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let b = world.replica("B")
         _ = try world.textConflict(b)
         let resolution: JSONValue = ["text": "I love both", "complete": false]
@@ -211,7 +211,7 @@ import TodoTestSupport
 
     @Test("76: a rejection resolved by hand without the bad field is inserted by the next push")
     func rejectionResolvedByHand() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         world.raw("POST", "/tables/todoitem", body: ["id": "seed", "priority": 1])  // `priority` is a number column
         let b = world.replica("B")
         b.expect(0, "add", "bad", "--id", "x", "--set", "priority=\"high\"")

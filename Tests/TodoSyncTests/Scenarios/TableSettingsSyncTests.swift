@@ -10,7 +10,7 @@ import TodoTestSupport
 /// its rows is stored or sent. Against the real server, configured with such tables.
 @Suite struct TableSettingsSyncTests {
     static func world() throws -> SyncWorld {
-        try SyncWorld {
+        try SyncWorld(wire: .inProcess) {
             $0.tables = ["todoitem", "plain", "counters"]
             $0.tableOptions = ["plain": TableOptions(softDelete: false), "counters": TableOptions(idType: .autoIncrement)]
         }

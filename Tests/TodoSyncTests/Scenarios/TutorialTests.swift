@@ -6,8 +6,8 @@ import TodoTestSupport
 @Suite struct TutorialTests {
     /// A and B synced with x "Mobile Services is Cool!" (v1); A pushes "I love Mobile Services!" (v2);
     /// B edits to "I love Azure!" and pushes: 412, a conflict on `text`, exit 3.
-    func conflictWorld() throws -> (SyncWorld, a: CLIHarness, b: CLIHarness) {
-        let world = try SyncWorld()
+    func conflictWorld(_ wire: SyncWorld.Wire = .inProcess) throws -> (SyncWorld, a: CLIHarness, b: CLIHarness) {
+        let world = try SyncWorld(wire: wire)
         let a = world.replica("A"), b = world.replica("B")
         a.expect(0, "add", "Mobile Services is Cool!", "--id", "x")
         a.expect(0, "push")
@@ -26,8 +26,10 @@ import TodoTestSupport
         return (world, a, b)
     }
 
-    @Test("92: two devices, use client") func useClient() throws {
-        let (world, a, b) = try conflictWorld()
+    /// Also on a real socket: the tutorial as people run it (the EndToEnd suites run the binaries).
+    @Test("92: two devices, use client", arguments: [SyncWorld.Wire.socket, .inProcess])
+    func useClient(_ wire: SyncWorld.Wire) throws {
+        let (world, a, b) = try conflictWorld(wire)
         let v2 = world.row("x")?["version"]
         b.expect(0, "resolve", "x", "--use-client")
         world.resetLog()
@@ -57,7 +59,7 @@ import TodoTestSupport
 
     @Test("94: a REST client's PATCH, then use client or use server") func restClient() throws {
         for strategy in ["--use-client", "--use-server"] {
-            let world = try SyncWorld { $0.appKey = "k" }
+            let world = try SyncWorld(wire: .inProcess) { $0.appKey = "k" }
             let a = world.replica("A", environment: ["TODO_APP_KEY": "k"])
             a.expect(0, "add", "Mobile Services is Cool!", "--id", "x")
             a.expect(0, "push")

@@ -19,7 +19,7 @@ import TodoTestSupport
     }
 
     @Test func pushToAWebPageKeepsEveryChange() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "one", "--id", "x1")
         a.expect(0, "add", "two", "--id", "x2")
@@ -31,7 +31,7 @@ import TodoTestSupport
     }
 
     @Test func pushRedirectedNamesTheURLToSet() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         a.expect(0, "add", "one", "--id", "x1")
         world.script { _, _ in HTTPResponse(status: 308, headers: ["Location": "https://todo.example/api/tables/todoitem"]) }
@@ -42,7 +42,7 @@ import TodoTestSupport
     }
 
     @Test func pullFromAWebPage() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let a = world.replica("A")
         world.script { _, _ in Self.webPage(404) }
         let before = a.storeFiles()
@@ -52,11 +52,11 @@ import TodoTestSupport
     }
 
     @Test func cloneOfAWebPageLeavesNoFolder() throws {
-        let world = try SyncWorld()
+        let world = try SyncWorld(wire: .inProcess)
         let dir = TempDirectory("todo-clone")
         defer { dir.remove() }
         world.script { _, _ in Self.webPage(200) }
-        let shell = CLIHarness(directory: dir.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"])
+        let shell = world.harness(dir.path, environment: ["TODO_RETRY_WAIT_SCALE": "0"])
         let clone = shell.run("clone", world.url, "c")
         #expect(clone.code == 1, "\(clone)")
         #expect(clone.err.hasPrefix("error: \(Self.pageSentence(world, status: 200))\n"), "\(clone)")

@@ -3,18 +3,32 @@ import Testing
 import TableProtocol
 import TodoBasics
 import TodoModel
+import TodoCLI
 import TodoSync
 import TodoTestSupport
 @testable import TodoServer
 
-/// One real table server on 127.0.0.1:0 and any number of replicas (in-process `todo` runs in
-/// their own folders), for the acceptance scenarios of sync.md §12.
+/// One real table server and any number of replicas (in-process `todo` runs in their own
+/// folders), for the acceptance scenarios of sync.md §12.
+///
+/// `wire` says how replicas reach the server: `.socket`, a real `HTTPServer` on 127.0.0.1:0, or
+/// `.inProcess`, an `InProcessTransport` given to each replica's commands (no server thread, no
+/// socket; the url's port is a made-up one nothing listens on, so a replica that escaped the seam
+/// would fail to connect). Both see the same script and fill the same log.
 ///
 /// `script` sees every request before the real service does and may answer it itself: that
 /// is the "scripted server" of the scenarios (faults, other statuses, server variants).
 /// Every request and its status are logged.
 final class SyncWorld: @unchecked Sendable {
     typealias Script = @Sendable (HTTPRequest, _ service: @Sendable (HTTPRequest) -> HTTPResponse) -> HTTPResponse
+
+    /// How replicas reach the server.
+    enum Wire: Sendable {
+        /// A real `HTTPServer` on a socket: for timeouts, refused connections, proxies, binaries.
+        case socket
+        /// `InProcessTransport`: the same service, parsers and serializers, no socket.
+        case inProcess
+    }
 
     struct Exchange: Sendable {
         var method: String
@@ -33,7 +47,10 @@ final class SyncWorld: @unchecked Sendable {
     let service: TableService
     let server: HTTPServer
     let port: Int
+    let wire: Wire
     let appKey: String?
+    /// How an in-process replica's commands reach this server; nil on the socket.
+    let transport: CommandContext.TransportMaker?
     private let shared = Shared()
 
     /// The server the replicas believe they talk to: ours, or a foreign one's answers (the
@@ -46,8 +63,9 @@ final class SyncWorld: @unchecked Sendable {
         let script = Mutex<Script?>(nil)
     }
 
-    init(foreign: ForeignServer = .ours, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+    init(foreign: ForeignServer = .ours, wire: Wire = .socket, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
         self.foreign = foreign
+        self.wire = wire
         var config = ServiceConfiguration()
         config.dynamicTables = true
         configure(&config)
@@ -56,20 +74,47 @@ final class SyncWorld: @unchecked Sendable {
         service = try TableService(configuration: config, storage: storage)
         let service = self.service
         let shared = self.shared
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
-                            respond: { request in
-                                let real: @Sendable (HTTPRequest) -> HTTPResponse = { foreign.answer($0, { service.respond(to: $0) }) }
-                                let response = shared.script.withLock { $0 }.map { $0(request, real) } ?? real(request)
-                                shared.exchanges.withLock {
-                                    $0.append(Exchange(method: request.method, target: request.target, headers: request.headers,
-                                                       body: request.body, status: response.status))
-                                }
-                                return response
-                            },
-                            errorResponse: { service.errorResponse(status: $0, message: $1) },
-                            log: { _ in })
-        port = try server.start()
+        let respond: InProcessTransport.Service = { request in
+            let real: @Sendable (HTTPRequest) -> HTTPResponse = { foreign.answer($0, { service.respond(to: $0) }) }
+            let response = shared.script.withLock { $0 }.map { $0(request, real) } ?? real(request)
+            shared.exchanges.withLock {
+                $0.append(Exchange(method: request.method, target: request.target, headers: request.headers,
+                                   body: request.body, status: response.status))
+            }
+            return response
+        }
+        let errorResponse: @Sendable (Int, String) -> HTTPResponse = { service.errorResponse(status: $0, message: $1) }
+        let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        server = HTTPServer(configuration: configuration, respond: respond, errorResponse: errorResponse, log: { _ in })
+        switch wire {
+        case .socket:
+            port = try server.start()
+            transport = nil
+        case .inProcess:
+            let port = Self.unusedPort()
+            self.port = port
+            transport = { endpoint in
+                guard ["127.0.0.1", "localhost"].contains(endpoint.host), endpoint.port == port else {
+                    let refused = TransportFailure.cannotConnect(endpoint: endpoint.hostHeader, reason: "no in-process server there")
+                    return ScriptedTransport { _ in .failure(refused) }
+                }
+                return InProcessTransport(host: endpoint.hostHeader, limits: configuration.limits, answer: respond,
+                                          errorResponse: errorResponse)
+            }
+        }
     }
+
+    /// A port for an in-process world's url: nothing listens there (below the ephemeral range the
+    /// socket worlds' servers get), and no two worlds share one, so a replica pointed at another
+    /// world's url cannot reach this one by mistake.
+    private static func unusedPort() -> Int {
+        nextPort.withLock { port in
+            port += 1
+            return port
+        }
+    }
+
+    private static let nextPort = Mutex(1_024)
 
     deinit {
         server.stop()
@@ -93,10 +138,16 @@ final class SyncWorld: @unchecked Sendable {
         env.merge(environment) { $1 }
         let dir = directory.path.appendingPath(name)
         try? LocalFileSystem().createDirectory(dir)
-        let harness = CLIHarness(directory: dir, environment: env)
+        let harness = CLIHarness(directory: dir, environment: env, transport: transport)
         let result = harness.run(["init", "--remote", url, "--protocol", generation ?? foreign.generation] + extraInit)
         precondition(result.code == 0, "init failed: \(result)")
         return harness
+    }
+
+    /// A `todo` for `directory` that reaches this world the way its replicas do (for `clone` and
+    /// other commands run outside a replica made by `replica`).
+    func harness(_ directory: String, environment: [String: String] = [:]) -> CLIHarness {
+        CLIHarness(directory: directory, environment: environment, transport: transport)
     }
 
     // MARK: Direct access to the server
