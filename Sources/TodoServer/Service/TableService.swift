@@ -42,9 +42,12 @@ public final class TableService: Sendable {
         }
         finish(&response, request, table)
         guard !ticket.isDurable else { return .durable(response) }
-        return HTTPAnswer(response, ticket: ticket) { [generation, table] failure in
+        // The failure answer needs the request's headers only: its body is not kept until then.
+        var head = request
+        head.body = []
+        return HTTPAnswer(response, ticket: ticket) { [generation, table, head] failure in
             var response = self.render(.storageUnavailable(failure), generation)
-            self.finish(&response, request, table)
+            self.finish(&response, head, table)
             return response
         }
     }
