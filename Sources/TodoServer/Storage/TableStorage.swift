@@ -44,7 +44,9 @@ import TodoModel
 ///
 /// Writes to one table are serialised by its lock and made durable by group commit (see
 /// `LogGroupCommit`); tables are independent of each other except for the shared version counter.
-/// Reads are served from memory and never see a write that is not yet durable.
+/// Reads are served from memory and never show a write that is not yet durable. The calls the
+/// server makes return before the fsync, with a `DurabilityTicket` the answer must wait for; the
+/// public ones wait for it themselves.
 ///
 /// A failed fsync stops its table (fail-stop, issue 17): the write is answered 503, and so is every
 /// later read or write of that table, until a restart replays the log. Why not read-only from the
