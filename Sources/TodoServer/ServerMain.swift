@@ -139,7 +139,7 @@ public enum ServerMain {
         }
         let log: (@Sendable (String) -> Void)? = options.quiet ? nil : { @Sendable line in printErr(line) }
         let server = HTTPServer(configuration: options.http,
-                                respond: { service.respond(to: $0) },
+                                answer: { service.answer(to: $0) },
                                 errorResponse: { service.errorResponse(status: $0, message: $1) },
                                 log: log)
         let port: Int

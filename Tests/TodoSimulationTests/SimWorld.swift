@@ -28,7 +28,7 @@ final class SimWorld: @unchecked Sendable {
         service = try TableService(configuration: config, storage: storage)
         let service = self.service
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
-                            respond: { service.respond(to: $0) },
+                            answer: { service.answer(to: $0) },
                             errorResponse: { service.errorResponse(status: $0, message: $1) },
                             log: { _ in })
         port = try server.start()

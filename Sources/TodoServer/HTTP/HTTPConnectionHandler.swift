@@ -4,10 +4,12 @@ import TableProtocol
 ///
 /// The loop: wait for input (with the deadline that applies now), read, hand the bytes to the
 /// parser, answer every complete request in order, write the answers in one go, repeat.
-/// The answers written together also share their durability waits: their writes are appended
-/// one after another, and one wait per table, before the write to the socket, makes all of them
-/// durable (see `PendingDurability`). So N pipelined writes cost about one fsync, not N, and no
-/// answer leaves before what it reports or shows is durable.
+/// The answers written together also share their durability waits: the application appends their
+/// writes one after another and hands back a `DurabilityTicket` with each answer; before anything
+/// is written to the socket, the tickets are settled with one wait per table log, and for each
+/// answer its response, or its failure response if its ticket failed, is serialized (`HTTPAnswer`).
+/// So N pipelined writes cost about one fsync, not N, and no answer leaves before what it reports
+/// or shows is durable.
 /// Deadlines (`spec/protocol.md` §3.3): while part of a request has arrived, the whole request must
 /// arrive within `requestTimeout` of its first byte, and its head within `headerTimeout` (then 408
 /// and close); between requests, the connection may stay idle for `idleTimeout` (then a silent
@@ -31,24 +33,28 @@ struct HTTPConnectionHandler: ~Copyable {
     /// The connection's peer (IPv4, host byte order), for the request log.
     private let peer: UInt32
     private var parser: HTTPRequestParser
-    /// Serialized answers (and `100 Continue`s) not yet written.
+    /// Answers (and `100 Continue`s) not yet written, in order. Kept unserialized until `flush()`
+    /// has settled their tickets and knows which of its two responses each answer sends.
+    private var queued: [Queued] = []
+    /// About how many bytes `queued` will take, to write it once it passes `flushThreshold`.
+    private var queuedBytes = 0
+    /// The bytes being written (kept, with its capacity, from one write to the next).
     private var output: [UInt8] = []
-    /// The answers in `output`, in order: each is logged, and may be replaced, when it is written.
-    private var queued: [QueuedAnswer] = []
-    /// The durability waits of the answers in `output`, made once for all of them in `flush()`.
-    private let durability = PendingDurability()
 
-    /// An answer in `output`, with what it takes to log it or to serialize a replacement.
+    private enum Queued {
+        /// A `100 Continue`, which needs no durability.
+        case interim([UInt8])
+        case answer(QueuedAnswer)
+    }
+
+    /// An answer, with what it takes to serialize and log it.
     private struct QueuedAnswer {
-        let bytes: Range<Int>
-        let status: Int
+        let answer: HTTPAnswer
         let method: String?
         let target: String?
         let closing: Bool
         let http1_0: Bool
         let start: ContinuousClock.Instant
-        /// Its number in `durability`; nil for answers the server makes itself (errors, timeouts).
-        let durabilityAnswer: Int?
         /// The client's address for the log (`ClientAddress`).
         let client: String
     }
@@ -151,30 +157,29 @@ struct HTTPConnectionHandler: ~Copyable {
                 let closing = answer(request, keepAlive: keepAlive)
                 if closing { return flush() ? .closeAfterResponse : .closeNow }
             case .expectContinue:
-                output.append(contentsOf: HTTPSerializer.continueResponse)
+                queued.append(.interim(HTTPSerializer.continueResponse))
             case .error(let status, let message):
                 // Limits and malformed input: the parser is dead, so this is the last answer.
                 let start = ContinuousClock.now
-                queue(application.errorResponse(status, message), method: nil, target: nil, closing: true,
-                      http1_0: false, start: start, durabilityAnswer: nil)
+                queue(.durable(application.errorResponse(status, message)), method: nil, target: nil, closing: true,
+                      http1_0: false, start: start)
                 return flush() ? .closeAfterResponse : .closeNow
             }
-            if output.count >= Self.flushThreshold && !flush() { return .closeNow }
+            if queuedBytes >= Self.flushThreshold && !flush() { return .closeNow }
         }
         return flush() ? .keepOpen(completed: completed) : .closeNow
     }
 
     /// Runs the application for one request and queues its answer. Returns whether the
-    /// connection closes after it. The storage leaves its durability waits to `flush()`.
+    /// connection closes after it. Its ticket is settled in `flush()`, with the others queued.
     private mutating func answer(_ request: HTTPRequest, keepAlive: Bool) -> Bool {
         let start = ContinuousClock.now
-        let application = self.application
-        let (response, number) = durability.collect { application.respond(request) }
-        let closing = !keepAlive || stop.isFired || response.headers.containsToken("close", forName: "Connection")
+        let answer = application.answer(request)
+        let closing = !keepAlive || stop.isFired || answer.response.headers.containsToken("close", forName: "Connection")
         let client = application.log == nil ? "" : ClientAddress.of(
             forwardedFor: request.headers["X-Forwarded-For"], peer: peer, trusted: configuration.trustedProxies)
-        queue(response, method: request.method, target: request.target, closing: closing,
-              http1_0: request.version == .http1_0, start: start, durabilityAnswer: number, client: client)
+        queue(answer, method: request.method, target: request.target, closing: closing,
+              http1_0: request.version == .http1_0, start: start, client: client)
         return closing
     }
 
@@ -184,19 +189,18 @@ struct HTTPConnectionHandler: ~Copyable {
             ? "the request's header section did not arrive completely within "
                 + HTTPRequestLog.readable(min(configuration.headerTimeout, configuration.requestTimeout))
             : "the request did not arrive completely within " + HTTPRequestLog.readable(configuration.requestTimeout)
-        queue(application.errorResponse(408, message), method: nil, target: nil, closing: true,
-              http1_0: false, start: requestStart, durabilityAnswer: nil)
+        queue(.durable(application.errorResponse(408, message)), method: nil, target: nil, closing: true,
+              http1_0: false, start: requestStart)
         _ = flush()
     }
 
-    /// Serializes `response` into `output` and remembers where, in case `flush()` must replace it.
-    private mutating func queue(_ response: HTTPResponse, method: String?, target: String?, closing: Bool,
-                                http1_0: Bool, start: ContinuousClock.Instant, durabilityAnswer: Int?, client: String? = nil) {
-        let begin = output.count
-        Self.serialize(response, method: method, closing: closing, http1_0: http1_0, into: &output)
-        queued.append(QueuedAnswer(bytes: begin..<output.count, status: response.status, method: method,
-                                   target: target, closing: closing, http1_0: http1_0, start: start,
-                                   durabilityAnswer: durabilityAnswer, client: client ?? ClientAddress.text(peer)))
+    /// Queues `answer` for `flush()`.
+    private mutating func queue(_ answer: HTTPAnswer, method: String?, target: String?, closing: Bool,
+                                http1_0: Bool, start: ContinuousClock.Instant, client: String? = nil) {
+        queued.append(.answer(QueuedAnswer(answer: answer, method: method, target: target, closing: closing,
+                                           http1_0: http1_0, start: start, client: client ?? ClientAddress.text(peer))))
+        // The head is a few hundred bytes; only large bodies matter for the threshold.
+        queuedBytes += answer.response.body.count + 256
     }
 
     /// Serializes `response` with the connection's framing headers. HEAD answers keep the
@@ -216,30 +220,32 @@ struct HTTPConnectionHandler: ~Copyable {
         }
     }
 
-    /// Waits until everything the queued answers report or show is durable (one wait per table,
-    /// see `PendingDurability`), replaces the answers whose writes did not become durable by their
-    /// error response, logs each answer, then writes and empties `output`; false when the peer is gone.
+    /// Settles the tickets of the queued answers (one wait per table log, `DurabilityTicket.settle`),
+    /// serializes for each the response its ticket allows, logs it, then writes them all and empties
+    /// the queue; false when the peer is gone.
     private mutating func flush() -> Bool {
-        let application = self.application
-        let replacements = durability.settle { error in
-            application.errorResponse(503, "The storage is unavailable: \(error).")
-        }
-        // From the end, so that the ranges of earlier answers stay where they are.
-        for answer in queued.reversed() {
-            guard let number = answer.durabilityAnswer, let replacement = replacements[number] else { continue }
-            var bytes: [UInt8] = []
-            Self.serialize(replacement, method: answer.method, closing: answer.closing, http1_0: answer.http1_0,
-                           into: &bytes)
-            output.replaceSubrange(answer.bytes, with: bytes)
-        }
-        if let log = application.log {
-            for answer in queued {
-                let status = answer.durabilityAnswer.flatMap { replacements[$0]?.status } ?? answer.status
-                log(HTTPRequestLog.line(
-                    client: answer.client, method: answer.method, target: answer.target, status: status, elapsed: answer.start.duration(to: .now)))
+        var tickets: [DurabilityTicket] = []
+        tickets.reserveCapacity(queued.count)
+        for case .answer(let queuedAnswer) in queued { tickets.append(queuedAnswer.answer.ticket) }
+        let failures = DurabilityTicket.settle(tickets)
+        var number = 0
+        for piece in queued {
+            switch piece {
+            case .interim(let bytes):
+                output.append(contentsOf: bytes)
+            case .answer(let queuedAnswer):
+                let response = queuedAnswer.answer.response(settled: failures[number])
+                number += 1
+                Self.serialize(response, method: queuedAnswer.method, closing: queuedAnswer.closing,
+                               http1_0: queuedAnswer.http1_0, into: &output)
+                if let log = application.log {
+                    log(HTTPRequestLog.line(client: queuedAnswer.client, method: queuedAnswer.method, target: queuedAnswer.target,
+                                            status: response.status, elapsed: queuedAnswer.start.duration(to: .now)))
+                }
             }
         }
         queued.removeAll(keepingCapacity: true)
+        queuedBytes = 0
         guard !output.isEmpty else { return true }
         let written = socket.write(output)
         output.removeAll(keepingCapacity: output.count <= Self.flushThreshold * 2)

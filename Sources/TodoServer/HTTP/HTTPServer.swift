@@ -39,22 +39,35 @@ public final class HTTPServer: Sendable {
         var phase = Phase.created
     }
 
-    /// `respond` is the whole application: a pure function, called concurrently from many threads.
+    /// `answer` is the whole application: a pure function, called concurrently from many threads.
+    /// Its answers carry a `DurabilityTicket`: the answers to pipelined requests are sent together,
+    /// once their tickets are settled with one wait per table log (see `HTTPConnectionHandler`).
     /// `errorResponse` builds the answer for errors found before the application runs (malformed
     /// HTTP, limits, timeouts, too many connections), so the app can use its own JSON error shape.
     /// `log` gets one line per request: client, method, path, status, time in ms (`127.0.0.1 GET /tables/x 200 0.4ms`);
     /// nil when nobody reads them (building them cost a few percent of a small request).
     public init(
         configuration: HTTPServerConfiguration,
-        respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+        answer: @escaping @Sendable (HTTPRequest) -> HTTPAnswer,
         errorResponse: @escaping @Sendable (_ status: Int, _ message: String) -> HTTPResponse,
         log: (@Sendable (String) -> Void)?
     ) {
         self.configuration = configuration
-        self.application = HTTPApplication(respond: respond, errorResponse: errorResponse, log: log)
+        self.application = HTTPApplication(answer: answer, errorResponse: errorResponse, log: log)
         self.connections = ConnectionTable(maxConnections: configuration.maxConnections,
                                            maxPerAddress: configuration.maxConnectionsPerAddress,
                                            yieldAfter: configuration.yieldAfter)
+    }
+
+    /// A server whose responses are durable when `respond` returns them (or need not be): each
+    /// waits for itself, so pipelined writes do not share an fsync.
+    public convenience init(
+        configuration: HTTPServerConfiguration,
+        respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+        errorResponse: @escaping @Sendable (_ status: Int, _ message: String) -> HTTPResponse,
+        log: (@Sendable (String) -> Void)?
+    ) {
+        self.init(configuration: configuration, answer: { .durable(respond($0)) }, errorResponse: errorResponse, log: log)
     }
 
     /// Binds, listens and starts serving. Returns the actual port (useful with port 0).

@@ -51,7 +51,8 @@ public struct HTTPServerConfiguration: Sendable {
 
 /// The three functions the socket layer calls; together they are the whole application.
 struct HTTPApplication: Sendable {
-    let respond: @Sendable (HTTPRequest) -> HTTPResponse
+    /// The answer to a request, with what must be durable before it is sent (`HTTPAnswer`).
+    let answer: @Sendable (HTTPRequest) -> HTTPAnswer
     let errorResponse: @Sendable (_ status: Int, _ message: String) -> HTTPResponse
     /// Nil: no log lines, and none are built.
     let log: (@Sendable (String) -> Void)?

@@ -140,8 +140,10 @@ final class PostgresTableStore: Sendable {
     }
 }
 
+/// Every call commits (or reads committed rows) before it returns: durable already, so no call
+/// adds to the ticket (see `TableStore`).
 extension PostgresTableStore: TableStore {
-    func schema(_ table: String) throws(StorageError) -> TableSchema? {
+    func schema(_ table: String, ticket: inout DurabilityTicket) throws(StorageError) -> TableSchema? {
         guard let key = Self.key(table) else { return nil }
         if let known = knownSchemas.withLock({ $0[key] }) { return known }
         do {
@@ -168,19 +170,23 @@ extension PostgresTableStore: TableStore {
         }
     }
 
-    func write<T>(_ table: String, _ body: (inout TableWrite) throws -> T) throws -> T {
+    func write<T>(_ table: String, ticket: inout DurabilityTicket, _ body: (inout TableWrite) throws -> T) throws -> T {
         try run(table, creating: nil, body)
     }
 
-    func write<T>(_ table: String, readingFirst id: String, _ body: (inout TableWrite) throws -> T) throws -> T {
+    func write<T>(_ table: String, readingFirst id: String, ticket: inout DurabilityTicket,
+                  _ body: (inout TableWrite) throws -> T) throws -> T {
         try run(table, creating: nil, readingFirst: id, body)
     }
 
-    func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool, _ body: (inout TableWrite) throws -> T) throws -> T {
+    func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool, ticket: inout DurabilityTicket,
+                  _ body: (inout TableWrite) throws -> T) throws -> T {
         try run(table, creating: (softDelete, .string), body)
     }
 
-    func readRow(_ table: String, id: String) throws(StorageError) -> (row: StoredRow?, schema: TableSchema)? {
+    func readRow(_ table: String, id: String, ticket: inout DurabilityTicket) throws(StorageError)
+        -> (row: StoredRow?, schema: TableSchema)?
+    {
         guard let key = Self.key(table) else { return nil }
         do {
             let rows = try pool.query("""
@@ -194,7 +200,7 @@ extension PostgresTableStore: TableStore {
         }
     }
 
-    func select(_ table: String, _ plan: QueryPlan) throws(StorageError) -> QuerySelection? {
+    func select(_ table: String, _ plan: QueryPlan, ticket: inout DurabilityTicket) throws(StorageError) -> QuerySelection? {
         guard let key = Self.key(table) else { return nil }
         do {
             let bound = try pool.withConnection { try PostgresWriteGate.visibleBound($0, key) }

@@ -15,7 +15,7 @@ extension TableService {
         case missing
     }
 
-    func insert(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
+    func insert(_ c: RequestContext, _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
         let integerIDs = c.table.idType == .autoIncrement
         let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .insert, integerIDs: integerIDs)
         if integerIDs && body.id != nil {
@@ -23,7 +23,7 @@ extension TableService {
             throw .badRequest("The table '\(c.table.name)' hands out its ids (autoIncrement): leave 'id' out of an insert, or send null.")
         }
         let columns = try c.ownership.columns(body.columns, table: c.table.name, inserting: true)
-        let (outcome, schema) = try write(c, readingFirst: integerIDs ? nil : body.id) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: integerIDs ? nil : body.id, &ticket) { w throws(ServiceError) -> WriteOutcome in
             let id: String
             if integerIDs {
                 guard let next = w.nextID() else {
@@ -54,8 +54,8 @@ extension TableService {
         return response
     }
 
-    func read(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
-        let found = try storageRead { () throws(StorageError) in try storage.readRow(c.table.name, id: id) }
+    func read(_ c: RequestContext, id: String, _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
+        let found = try storageRead { () throws(StorageError) in try storage.readRow(c.table.name, id: id, ticket: &ticket) }
         guard let found, let row = found.row, c.ownership.sees(row), !row.deleted || c.query.includeDeleted else {
             throw .notFound("The item '\(c.table.idType.display(id))' does not exist.")
         }
@@ -66,7 +66,7 @@ extension TableService {
         return itemResponse(200, row, c, renderer: c.renderer, schema: found.schema)
     }
 
-    func update(_ c: RequestContext, id urlID: String?) throws(ServiceError) -> HTTPResponse {
+    func update(_ c: RequestContext, id urlID: String?, _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
         let body = try ItemBody.read(c.request.body, generation: c.generation, purpose: .update,
                                      integerIDs: c.table.idType == .autoIncrement)
         let columns = try c.ownership.columns(body.columns, table: c.table.name, inserting: false)
@@ -81,7 +81,7 @@ extension TableService {
             id = bodyID
         }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let (outcome, schema) = try write(c, readingFirst: id) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: id, &ticket) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
             if columns.isEmpty { return .unchanged(row) }
@@ -101,10 +101,10 @@ extension TableService {
         }
     }
 
-    func delete(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
+    func delete(_ c: RequestContext, id: String, _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
         let soft = c.table.softDelete
-        let (outcome, schema) = try write(c, readingFirst: id) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: id, &ticket) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             let stamp = w.nextStamp()
@@ -123,7 +123,7 @@ extension TableService {
         return itemResponse(200, row, c, renderer: c.renderer, schema: schema)
     }
 
-    func undelete(_ c: RequestContext, id: String) throws(ServiceError) -> HTTPResponse {
+    func undelete(_ c: RequestContext, id: String, _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
         let body = c.request.body
         if !body.isEmpty {
             let value = try? JSONValue.parse(body)
@@ -133,7 +133,7 @@ extension TableService {
         }
         guard c.table.softDelete else { throw .badRequest("The table '\(c.table.name)' does not keep deleted items, so nothing can be undeleted.") }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let (outcome, schema) = try write(c, readingFirst: id) { w throws(ServiceError) -> WriteOutcome in
+        let (outcome, schema) = try write(c, readingFirst: id, &ticket) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: nil) { return conflict }
             guard row.deleted else { return .unchanged(row) }
@@ -191,10 +191,12 @@ extension TableService {
     }
 
     /// Runs a conditional write; storage failures become 503 (nothing was acknowledged). Returns
-    /// the outcome with the schema as the write left it, for rendering the outcome's row. An insert
-    /// into a table that does not exist yet (dynamic tables) creates it with this write.
+    /// the outcome with the schema as the write left it, for rendering the outcome's row, and adds
+    /// to `ticket` what must be durable before it is acknowledged. An insert into a table that
+    /// does not exist yet (dynamic tables) creates it with this write.
     /// `id`: the row the body reads first, when known before it runs.
-    func write(_ c: RequestContext, readingFirst id: String? = nil, _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome)
+    func write(_ c: RequestContext, readingFirst id: String?, _ ticket: inout DurabilityTicket,
+               _ body: (inout TableWrite) throws(ServiceError) -> WriteOutcome)
         throws(ServiceError) -> (outcome: WriteOutcome, schema: TableSchema)
     {
         let run = { (w: inout TableWrite) throws -> (outcome: WriteOutcome, schema: TableSchema) in
@@ -202,9 +204,11 @@ extension TableService {
             return (outcome, w.schema)
         }
         do {
-            if c.table.isNew { return try storage.write(c.table.name, creatingWithSoftDelete: c.table.softDelete, run) }
-            if let id { return try storage.write(c.table.name, readingFirst: id, run) }
-            return try storage.write(c.table.name, run)
+            if c.table.isNew {
+                return try storage.write(c.table.name, creatingWithSoftDelete: c.table.softDelete, ticket: &ticket, run)
+            }
+            if let id { return try storage.write(c.table.name, readingFirst: id, ticket: &ticket, run) }
+            return try storage.write(c.table.name, ticket: &ticket, run)
         } catch let e as ServiceError {
             throw e
         } catch let e as StorageError where e.kind == .quotaExceeded || e.kind == .rowTooLarge {

@@ -5,9 +5,9 @@ import TodoModel
 /// with come from one snapshot of the table (`QueryPlan`), then the page is rendered outside the
 /// table's lock.
 extension TableService {
-    func runQuery(_ c: RequestContext) throws(ServiceError) -> HTTPResponse {
+    func runQuery(_ c: RequestContext, _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
         let plan = try QueryPlan(c.query, pageSize: configuration.pageSize, owner: c.ownership)
-        guard let selection = try storageRead({ () throws(StorageError) in try storage.select(c.table.name, plan) }) else {
+        guard let selection = try storageRead({ () throws(StorageError) in try storage.select(c.table.name, plan, ticket: &ticket) }) else {
             throw .notFound("The table '\(c.table.name)' does not exist.")
         }
         // G2 sends a next link only without $top, for a full page with more rows behind it (§8.9.2).

@@ -17,7 +17,8 @@ extension TableService {
         return segments == ["tables"]
     }
 
-    func listTables(_ request: HTTPRequest, _ target: HTTPRequestTarget, _ generation: inout Generation?) throws(ServiceError) -> HTTPResponse {
+    func listTables(_ request: HTTPRequest, _ target: HTTPRequestTarget, _ generation: inout Generation?,
+                    _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
         let gen = try GenerationSelector.select(target.queryItems, request.headers, configuration)
         generation = gen
         let caller = try CredentialCheck.caller(request.headers, configuration)
@@ -28,7 +29,7 @@ extension TableService {
         var rows: [JSONValue] = []
         for name in names {
             guard case .allow = AccessDecision.decide(caller, .read, access.table(name)),
-                  let schema = try storageRead({ () throws(StorageError) in try storage.schema(name) }) else { continue }
+                  let schema = try storageRead({ () throws(StorageError) in try storage.schema(name, ticket: &ticket) }) else { continue }
             rows.append(["name": .string(schema.name), "softDelete": .bool(schema.softDelete)])
         }
         return json(200, .array(rows))

@@ -2,9 +2,14 @@ import TableProtocol
 import TodoBasics
 import TodoModel
 
-/// The whole table protocol as one function from request to response (protocol.md), so every
-/// rule is testable without a socket. Checks run in the order of protocol §3.6; the first failure
-/// decides the response. Every bad input is a 4xx, never a 500.
+/// The whole table protocol as one function from request to answer (protocol.md), so every rule is
+/// testable without a socket. Checks run in the order of protocol §3.6; the first failure decides
+/// the response. Every bad input is a 4xx, never a 500.
+///
+/// An answer (`HTTPAnswer`) is the response, the `DurabilityTicket` of everything the request read
+/// and wrote, and the response to send if that ticket fails: the 503 a write gets when its own
+/// fsync fails. The server awaits the tickets of pipelined answers together before sending them
+/// (`HTTPConnectionHandler`); `respond(to:)` waits for one at once.
 public final class TableService: Sendable {
     let configuration: ServiceConfiguration
     let storage: any TableStore
@@ -24,25 +29,32 @@ public final class TableService: Sendable {
         try TableSetup.prepare(configuration, storage)
     }
 
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    /// The answer to `request`, not yet durable: the caller settles its ticket before sending it.
+    public func answer(to request: HTTPRequest) -> HTTPAnswer {
         var generation: Generation? = nil
         var table: TableTarget? = nil
+        var ticket = DurabilityTicket.durable
         var response: HTTPResponse
         do {
-            response = try handle(request, &generation, &table)
+            response = try handle(request, &generation, &table, &ticket)
         } catch {
             response = render(error, generation)
         }
         finish(&response, request, table)
-        // In a group of pipelined answers, a write may answer before it is durable (see
-        // `PendingDurability`); if it then fails to become durable, this is sent instead: the
-        // answer a write gets here when its own wait fails.
-        PendingDurability.current?.onFailure { [generation, table] failure in
+        guard !ticket.isDurable else { return .durable(response) }
+        // The failure answer needs the request's headers only: its body is not kept until then.
+        var head = request
+        head.body = []
+        return HTTPAnswer(response, ticket: ticket) { [generation, table, head] failure in
             var response = self.render(.storageUnavailable(failure), generation)
-            self.finish(&response, request, table)
+            self.finish(&response, head, table)
             return response
         }
-        return response
+    }
+
+    /// The response to `request`, once what it reports or shows is durable.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        answer(to: request).settled()
     }
 
     /// The error body in the form of the request's generation (protocol §3.5).
@@ -60,14 +72,16 @@ public final class TableService: Sendable {
         return response
     }
 
-    private func handle(_ request: HTTPRequest, _ generation: inout Generation?,
-                        _ found: inout TableTarget?) throws(ServiceError) -> HTTPResponse {
+    /// `ticket` gathers what the storage calls made for this request need to be durable; it is
+    /// `inout`, not returned, because an error thrown after a read still answers what that read saw.
+    private func handle(_ request: HTTPRequest, _ generation: inout Generation?, _ found: inout TableTarget?,
+                        _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {
         let target: HTTPRequestTarget
         do { target = try HTTPRequestTarget(parsing: request.target) } catch {
             throw ServiceError(400, "The request target is invalid: \(error.message)", form: .mobileApps)
         }
         if request.method == "OPTIONS" { return options(request) }
-        if Self.isListing(target) { return try listTables(request, target, &generation) }
+        if Self.isListing(target) { return try listTables(request, target, &generation, &ticket) }
         guard let route = Route(target) else {
             throw ServiceError(404, "No route for '\(target.path)'; tables are at /tables/{table}.", form: .mobileApps)
         }
@@ -75,7 +89,7 @@ public final class TableService: Sendable {
         generation = gen
         let caller = try CredentialCheck.caller(request.headers, configuration)
         let ownership = try authorize(caller, route, request.method, gen)
-        let table = try table(route, request)
+        let table = try table(route, request, &ticket)
         found = table
         let operation = try Self.operation(request.method, route, gen)
         var id: String? = nil
@@ -95,12 +109,12 @@ public final class TableService: Sendable {
         let context = RequestContext(request: request, target: target, generation: gen, table: table, query: query,
                                      baseURL: baseURL(request), ownership: ownership)
         switch operation {
-        case .query: return try runQuery(context)
-        case .insert: return try insert(context)
-        case .read: return try read(context, id: id!)
-        case .update: return try update(context, id: id)
-        case .delete: return try delete(context, id: id!)
-        case .undelete: return try undelete(context, id: id!)
+        case .query: return try runQuery(context, &ticket)
+        case .insert: return try insert(context, &ticket)
+        case .read: return try read(context, id: id!, &ticket)
+        case .update: return try update(context, id: id, &ticket)
+        case .delete: return try delete(context, id: id!, &ticket)
+        case .undelete: return try undelete(context, id: id!, &ticket)
         }
     }
 
@@ -127,9 +141,11 @@ public final class TableService: Sendable {
     /// Check 7: the table, matched ignoring case. With dynamic tables, a POST insert to an unknown
     /// name goes ahead: the insert itself creates the table (`TableStorage.write(_:creatingWithSoftDelete:_:)`),
     /// so the table appears with its first row, and not at all when the insert is refused.
-    private func table(_ route: Route, _ request: HTTPRequest) throws(ServiceError) -> TableTarget {
+    private func table(_ route: Route, _ request: HTTPRequest, _ ticket: inout DurabilityTicket)
+        throws(ServiceError) -> TableTarget
+    {
         let schema: TableSchema?
-        do { schema = try storage.schema(route.table) } catch { throw .storageUnavailable(error) }
+        do { schema = try storage.schema(route.table, ticket: &ticket) } catch { throw .storageUnavailable(error) }
         if let schema {
             return TableTarget(name: schema.name, softDelete: schema.softDelete, idType: schema.idType,
                                dynamicSchema: configuration.tableOptions[schema.name.lowercased()]?.dynamicSchema ?? true,
@@ -141,8 +157,8 @@ public final class TableService: Sendable {
         throw .notFound("The table '\(route.table)' does not exist.")
     }
 
-    /// A storage read, whose failure (the table's fsync failed, so what it holds may include a
-    /// write answered 503; or the database is unreachable) is a 503 saying so (issue 17).
+    /// A storage read, whose failure (the database is unreachable; the embedded store's reads
+    /// fail on their ticket instead, see `answer(to:)`) is a 503 saying so (issue 17).
     func storageRead<T>(_ read: () throws(StorageError) -> T) throws(ServiceError) -> T {
         do { return try read() } catch { throw .storageUnavailable(error) }
     }

@@ -5,10 +5,12 @@ import TodoBasics
 ///
 /// Positions are log sequence numbers (LSN): bytes ever appended to the table's log, which keep
 /// growing across compactions (unlike file offsets). A writer appends under the table lock, notes
-/// its end LSN here, releases the table lock, then waits until `durable` reaches its LSN. One waiter
-/// at a time runs `fdatasync` for everything appended so far; the others sleep and usually find
-/// their bytes covered when it returns. So N concurrent writers cost about one fsync per round,
-/// not N, while no write returns before an fsync that began after its bytes were written.
+/// its end LSN here, releases the table lock, and hands back a `DurabilityTicket` for that LSN;
+/// whoever sends its answer waits until `durable` reaches it (once for a group of pipelined
+/// answers). One waiter at a time runs `fdatasync` for everything appended so far; the others
+/// sleep and usually find their bytes covered when it returns. So N concurrent writers cost about
+/// one fsync per round, not N, while no write is acknowledged before an fsync that began after its
+/// bytes were written.
 ///
 /// After a failed fsync the kernel may have dropped the dirty pages (and marked them clean, so a
 /// later fsync would succeed without writing them: PostgreSQL's 2018 lesson), so whether the bytes

@@ -19,10 +19,11 @@ struct TableLockedState {
 /// One table: its lock, its log and its group commit.
 ///
 /// Writers hold the lock while their body runs and while their record is appended, and release it
-/// before waiting for the fsync, so the next writer can append while the previous one waits: that
-/// is what lets group commit batch them. Readers take the same lock briefly, then wait for the
-/// bytes behind what they saw to be durable, so no one is ever shown a write a crash could lose;
-/// after a failed fsync that wait throws, so a table whose disk failed shows nothing (issue 17).
+/// without waiting for the fsync: they hand back a `DurabilityTicket`, so the next writer can
+/// append while the previous one's answer waits, which is what lets group commit batch them.
+/// Readers take the same lock briefly and hand back a ticket for the bytes behind what they saw,
+/// so no one is ever shown a write a crash could lose; after a failed fsync that ticket fails, so
+/// a table whose disk failed shows nothing (issue 17).
 final class StoredTable: Sendable {
     let key: String
     let path: String
@@ -53,35 +54,26 @@ final class StoredTable: Sendable {
         state = ReadWriteLocked(TableLockedState(memory: memory, log: log, rowEntries: rowEntries))
     }
 
-    /// Reads under the lock, then waits until what was read is durable; throws when it cannot
-    /// become durable (a failed fsync), since the read may include a write that was answered 503.
-    func read<T: Sendable>(_ body: (TableMemory) -> T) throws(StorageError) -> T {
+    /// Reads under the lock. The ticket holds once what was read is durable; it fails when that
+    /// cannot happen (a failed fsync), since the read may include a write that was answered 503.
+    func read<T: Sendable>(_ body: (TableMemory) -> T) -> (value: T, ticket: DurabilityTicket) {
         let (value, lsn) = state.withReadLock { state in (body(state.memory), state.lsn) }
-        try waitVisible(through: lsn)
-        return value
+        return (value, .log(commit, through: lsn))
     }
 
-    /// The latest schema, once the last write that changed it is durable. Unlike `read`, it
-    /// neither takes the table lock nor waits for every write appended so far: waiting for the
+    /// The latest schema; the ticket holds once the last write that changed it is durable. Unlike
+    /// `read`, it neither takes the table lock nor needs every write appended so far: needing the
     /// fsync of unrelated inserts made every insert wait for the one before it.
-    func schema() throws(StorageError) -> TableSchema {
+    func schema() -> (value: TableSchema, ticket: DurabilityTicket) {
         let (schema, lsn) = latestSchema.withLock { $0 }
-        try waitVisible(through: lsn)
-        return schema
+        return (schema, .log(commit, through: lsn))
     }
 
-    /// Waits until the log is durable through `lsn`, or leaves that to the group of answers this
-    /// one is part of (see `PendingDurability`, which replaces the answer if that fails).
-    private func waitVisible(through lsn: UInt64) throws(StorageError) {
-        if let pending = PendingDurability.current {
-            pending.needVisible(commit, through: lsn)
-        } else {
-            try commit.waitDurable(through: lsn)
-        }
-    }
-
+    /// Runs `body` and appends its change, without waiting for the fsync: the ticket holds once
+    /// the record is durable (see `LogGroupCommit`). A write that starts a compaction waits here,
+    /// then compacts, and hands back a durable ticket.
     func write<T>(counter: StorageVersionCounter, clock: Clock, tuning: TableStorage.Tuning,
-                  _ body: (inout TableWrite) throws -> T) throws -> T
+                  _ body: (inout TableWrite) throws -> T) throws -> (value: T, ticket: DurabilityTicket)
     {
         var result: T?
         var plan: CompactionPlan?
@@ -118,20 +110,15 @@ final class StoredTable: Sendable {
         }
         if appended { openLogs.used(self) }
         // Also for a write that changed nothing: what its body saw must be durable before it answers.
-        // In a group of pipelined answers, the group waits once for all of them before any is sent
-        // (see `PendingDurability`); a write that starts a compaction still waits and compacts here.
-        if plan == nil, let pending = PendingDurability.current {
-            pending.needDurable(commit, through: lsn)
-            return result!
-        }
+        guard let plan else { return (result!, .log(commit, through: lsn)) }
         do {
             try commit.waitDurable(through: lsn)
         } catch {
-            if let plan { abandon(nil, plan) }
+            abandon(nil, plan)
             throw error
         }
-        if let plan { compact(plan) }
-        return result!
+        compact(plan)
+        return (result!, .durable)
     }
 
     /// Opens the log for a write if `OpenLogs` closed it (the group commit syncs the new descriptor).

@@ -24,11 +24,21 @@ extension TableStorage {
     /// creates, `body` runs holding the storage's table map: it must not call the storage at all.
     public func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool,
                          _ body: (inout TableWrite) throws -> T) throws -> T {
-        if handle(table) != nil { return try write(table, body) }
+        var ticket = DurabilityTicket.durable
+        let result = try write(table, creatingWithSoftDelete: softDelete, ticket: &ticket, body)
+        try ticket.wait()
+        return result
+    }
+
+    /// The same without waiting for a write to an existing table (see `write(_:ticket:_:)`); a
+    /// table it creates is durable at once (its log is fsynced before it is renamed into place).
+    func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool, ticket: inout DurabilityTicket,
+                  _ body: (inout TableWrite) throws -> T) throws -> T {
+        if handle(table) != nil { return try write(table, ticket: &ticket, body) }
         if let result = try create(table, softDelete: softDelete, idType: .string, evenIfUnchanged: false, counted: true, body) {
             return result
         }
-        return try write(table, body)  // created meanwhile by someone else
+        return try write(table, ticket: &ticket, body)  // created meanwhile by someone else
     }
 
     /// Runs `body` against a new, empty table and installs the table with the write's record (when

@@ -44,7 +44,9 @@ import TodoModel
 ///
 /// Writes to one table are serialised by its lock and made durable by group commit (see
 /// `LogGroupCommit`); tables are independent of each other except for the shared version counter.
-/// Reads are served from memory and never see a write that is not yet durable.
+/// Reads are served from memory and never show a write that is not yet durable. The calls the
+/// server makes return before the fsync, with a `DurabilityTicket` the answer must wait for; the
+/// public ones wait for it themselves.
 ///
 /// A failed fsync stops its table (fail-stop, issue 17): the write is answered 503, and so is every
 /// later read or write of that table, until a restart replays the log. Why not read-only from the
@@ -122,7 +124,17 @@ public final class TableStorage: Sendable {
     /// the schema of their own snapshot (`read`), since this one may be older or newer than them.
     /// Throws `.unavailable` when the table stopped serving after a failed fsync.
     public func schema(_ table: String) throws(StorageError) -> TableSchema? {
-        try handle(table)?.schema()
+        var ticket = DurabilityTicket.durable
+        let schema = schema(table, ticket: &ticket)
+        try ticket.wait()
+        return schema
+    }
+
+    /// `schema(_:)` without the wait: adds to `ticket` what must be durable before it is shown.
+    func schema(_ table: String, ticket: inout DurabilityTicket) -> TableSchema? {
+        guard let (schema, needs) = handle(table)?.schema() else { return nil }
+        ticket.merge(needs)
+        return schema
     }
 
     // MARK: - Reads (any thread; each call sees one consistent, durable state)
@@ -134,7 +146,18 @@ public final class TableStorage: Sendable {
     /// it saw cannot become durable (the table's fsync failed): the snapshot may hold a write that
     /// was answered 503, and must not be shown (issue 17).
     public func read<T: Sendable>(_ table: String, _ body: (TableSnapshot) -> T) throws(StorageError) -> T? {
-        try handle(table)?.read { body(TableSnapshot($0)) }
+        var ticket = DurabilityTicket.durable
+        let value = read(table, ticket: &ticket, body)
+        try ticket.wait()
+        return value
+    }
+
+    /// `read(_:_:)` without the wait: adds to `ticket` what must be durable before the value is
+    /// shown (the server's answers wait for it together, see `DurabilityTicket`).
+    func read<T: Sendable>(_ table: String, ticket: inout DurabilityTicket, _ body: (TableSnapshot) -> T) -> T? {
+        guard let (value, needs) = handle(table)?.read({ body(TableSnapshot($0)) }) else { return nil }
+        ticket.merge(needs)
+        return value
     }
 
     /// The row with this id ignoring case, soft-deleted rows included.
@@ -189,16 +212,27 @@ public final class TableStorage: Sendable {
     // MARK: - Writes
 
     /// Runs `body` under the table's write lock and makes its changes durable (fsync) before
-    /// returning, or, with a `PendingDurability` installed, before that group's answers are sent.
-    /// If `body` throws, nothing is written and the error is rethrown. Concurrent
+    /// returning. If `body` throws, nothing is written and the error is rethrown. Concurrent
     /// writers to one table are serialised and share fsyncs; different tables proceed in parallel.
     /// `body` reads through its `TableWrite`: calling this storage's methods for the same table
     /// from inside it would wait for the lock it holds.
     public func write<T>(_ table: String, _ body: (inout TableWrite) throws -> T) throws -> T {
+        var ticket = DurabilityTicket.durable
+        let result = try write(table, ticket: &ticket, body)
+        try ticket.wait()
+        return result
+    }
+
+    /// `write(_:_:)` without the wait: returns once the change is appended and applied, and adds
+    /// to `ticket` what must be durable before it is acknowledged. The server's answers wait for
+    /// it together (see `DurabilityTicket`): that is how pipelined writes share one fsync.
+    func write<T>(_ table: String, ticket: inout DurabilityTicket, _ body: (inout TableWrite) throws -> T) throws -> T {
         guard let handle = handle(table) else {
             throw StorageError(.noSuchTable, "no table named '\(table)'")
         }
-        return try handle.write(counter: counter, clock: clock, tuning: tuning, body)
+        let (result, needs) = try handle.write(counter: counter, clock: clock, tuning: tuning, body)
+        ticket.merge(needs)
+        return result
     }
 
     /// Makes every write durable, closes the logs and releases the directory lock. Later writes

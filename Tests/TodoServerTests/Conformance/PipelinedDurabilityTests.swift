@@ -5,7 +5,7 @@ import TodoBasics
 import TodoModel
 @testable import TodoServer
 
-/// Pipelined requests answered together share their durability waits (`PendingDurability`), and
+/// Pipelined requests answered together share their durability waits (`DurabilityTicket`), and
 /// still: every answer waits for what it reports or shows to be durable, answers keep the order of
 /// the requests, and a write that did not become durable is never answered as a success.
 @Suite struct PipelinedDurabilityTests {

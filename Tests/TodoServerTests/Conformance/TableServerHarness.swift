@@ -53,7 +53,7 @@ final class TableServerHarness: @unchecked Sendable {
         var httpConfiguration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http(&httpConfiguration)
         server = HTTPServer(configuration: httpConfiguration,
-                            respond: { service.respond(to: $0) },
+                            answer: { service.answer(to: $0) },
                             errorResponse: { service.errorResponse(status: $0, message: $1) },
                             log: { logLines.append($0) })
         port = try server.start()

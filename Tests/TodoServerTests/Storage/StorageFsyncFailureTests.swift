@@ -74,8 +74,8 @@ import TodoModel
     }
 
     /// Pipelined answers: a read answered before the group's fsync failed, which saw the write,
-    /// is replaced by the failure response like the write's own answer; so is a read of another
-    /// row of that table (its snapshot holds the write too), but not a read of another table.
+    /// fails with its ticket like the write's own answer; so does a read of another row of that
+    /// table (its snapshot holds the write too), but not a read of another table.
     @Test func inAGroupWhoseFsyncFailsReadsThatSawTheWriteAreNotSent() throws {
         let dir = StorageTestDirectory()
         defer { dir.remove() }
@@ -88,29 +88,12 @@ import TodoModel
         try storage.putTestRow("u", "other")
         io.failSync(losingUnsyncedBytes: true)
 
-        let pending = PendingDurability()
-        _ = pending.collect {
-            _ = try? storage.putTestRow("t", "lost")
-            pending.onFailure { _ in HTTPResponse(status: 503) }
-            return HTTPResponse(status: 201)
-        }
-        _ = pending.collect {
-            let row = (try? storage.row("t", id: "lost")) ?? nil
-            pending.onFailure { _ in HTTPResponse(status: 503) }
-            return HTTPResponse(status: row == nil ? 404 : 200)
-        }
-        _ = pending.collect {
-            _ = try? storage.row("t", id: "kept")
-            pending.onFailure { _ in HTTPResponse(status: 503) }
-            return HTTPResponse(status: 200)
-        }
-        _ = pending.collect {
-            _ = try? storage.row("u", id: "other")
-            pending.onFailure { _ in HTTPResponse(status: 503) }
-            return HTTPResponse(status: 200)
-        }
-        let replacements = pending.settle { _ in HTTPResponse(status: 599) }
-        #expect(replacements.keys.sorted() == [0, 1, 2])
-        #expect(replacements.values.allSatisfy { $0.status == 503 })
+        var tickets = Array(repeating: DurabilityTicket.durable, count: 4)
+        _ = try? storage.putTestRow("t", "lost", ticket: &tickets[0])
+        #expect(storage.read("t", ticket: &tickets[1]) { $0.row(id: "lost") } != nil)
+        #expect(storage.read("t", ticket: &tickets[2]) { $0.row(id: "kept") } != nil)
+        #expect(storage.read("u", ticket: &tickets[3]) { $0.row(id: "other") } != nil)
+        let failures = DurabilityTicket.settle(tickets)
+        #expect(failures.map { $0 != nil } == [true, true, true, false])
     }
 }

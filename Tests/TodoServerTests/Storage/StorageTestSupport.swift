@@ -65,7 +65,18 @@ extension TableStorage {
     func putTestRow(_ table: String, _ id: String, _ columns: [String: JSONValue] = [:], deleted: Bool = false) throws
         -> StoredRow
     {
-        try write(table) { w in
+        var ticket = DurabilityTicket.durable
+        let row = try putTestRow(table, id, columns, deleted: deleted, ticket: &ticket)
+        try ticket.wait()
+        return row
+    }
+
+    /// `putTestRow` without the durability wait: adds to `ticket` what the write needs.
+    @discardableResult
+    func putTestRow(_ table: String, _ id: String, _ columns: [String: JSONValue] = [:], deleted: Bool = false,
+                    ticket: inout DurabilityTicket) throws -> StoredRow
+    {
+        try write(table, ticket: &ticket) { w in
             let (version, updatedAt) = w.nextStamp()
             let old = w.row(id: id)
             let row = StoredRow(id: old?.id ?? id, columns: columns, createdAt: old?.createdAt ?? updatedAt,
