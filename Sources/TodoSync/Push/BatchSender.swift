@@ -5,7 +5,7 @@ import TodoBasics
 /// pipelines its ops `depth` at a time, so at most `lanes × depth` requests are in flight
 /// (the push's bound, sync.md §4.1.2). With a bound of 1 the push is strictly sequential.
 ///
-/// A lane follows every answered op to its outcome (`OperationSender.run` with the answer)
+/// A lane follows every answered op to its decision (`OperationSender.run` with the answer)
 /// before it sends its next requests. Ops sealed before this push go alone, because their
 /// replay check must come first (§4.4.1). Once an op stops the push, no lane sends anything new;
 /// answers to what was already sent are still followed (§4.1.3).
@@ -23,23 +23,23 @@ struct BatchSender {
         depth = max(1, bound / lanes)
     }
 
-    /// One outcome per context, in order.
-    func send(_ contexts: [OperationSender.Context]) -> [SendOutcome] {
+    /// One decision per context, in order.
+    func send(_ contexts: [PushPlanner.Context]) -> [PushDecision] {
         let stopFlag = StopFlag()
         let lanes = self.lanes
         let perLane = WorkerPool.map(Array(0..<lanes), width: lanes) { lane in
             run(Array(stride(from: lane, to: contexts.count, by: lanes)), contexts, stopFlag)
         }
-        var outcomes = [SendOutcome](repeating: .notSent, count: contexts.count)
+        var outcomes = [PushDecision](repeating: .notSent, count: contexts.count)
         for (index, outcome) in perLane.joined() { outcomes[index] = outcome }
         return outcomes
     }
 
-    private func run(_ indices: [Int], _ contexts: [OperationSender.Context], _ stopFlag: StopFlag) -> [(Int, SendOutcome)] {
-        var outcomes: [(Int, SendOutcome)] = []
+    private func run(_ indices: [Int], _ contexts: [PushPlanner.Context], _ stopFlag: StopFlag) -> [(Int, PushDecision)] {
+        var outcomes: [(Int, PushDecision)] = []
         func follow(_ index: Int, _ first: Result<TableReply, TransportFailure>?) {
             let outcome = sender.run(contexts[index], first: first, pushStopped: { stopFlag.isSet })
-            if case .stopped = outcome { stopFlag.set() }
+            if case .stop = outcome { stopFlag.set() }
             outcomes.append((index, outcome))
         }
         var k = 0

@@ -72,7 +72,7 @@ public final class PushEngine {
             staged = try sendAndStage(current, &run, committing: staged, in: series, options)
             if run.report.stop != nil {
                 // `next` has committed markers but sent nothing: clear them (§3.5.4).
-                try run.stageOutcomes(next, next.ops.map { _ in .notSent }, at: clock.nowText(), into: &staged)
+                try run.apply(next, next.ops.map { _ in .notSent }, at: clock.nowText(), into: &staged)
                 break
             }
             if next.isEmpty {
@@ -110,7 +110,7 @@ public final class PushEngine {
         let staging: Result<Void, StoreError> = WorkerPool.alongside({ commit.run() }) {
             let outcomes = sender.send(contexts)
             do throws(StoreError) {
-                try run.stageOutcomes(batch, outcomes, at: clock.nowText(), into: &following)
+                try run.apply(batch, outcomes, at: clock.nowText(), into: &following)
                 following.encodeStaged()
                 return .success(())
             } catch {

@@ -3,8 +3,9 @@ import TodoStore
 
 /// The state of one push: the ops still to send, and what the answers so far have taught.
 ///
-/// `PushEngine` decides when things are committed; this type only picks batches and stages
-/// markers and outcomes into transactions (it reads the store, never writes it).
+/// `PushEngine` decides when things are committed; this type keeps the queue's books: it picks
+/// batches, stages their markers, and hands their decisions to `PushApplier` (it reads the store,
+/// never writes it).
 struct PushRun {
     /// Ops of one batch: at most one per item, so an item's ops stay strictly sequential.
     struct Batch {
@@ -88,114 +89,55 @@ struct PushRun {
         }
     }
 
-    func contexts(_ batch: Batch) -> [OperationSender.Context] {
+    func contexts(_ batch: Batch) -> [PushPlanner.Context] {
         batch.ops.indices.map { i in
             let op = batch.ops[i]
-            return OperationSender.Context(op: op, sealedAtStart: batch.sealedAtStart[i],
+            return PushPlanner.Context(op: op, sealedAtStart: batch.sealedAtStart[i],
                                            onlyOp: remainingPerItem[ItemKey(op), default: 1] == 1,
                                            merges: merges[op.sequence, default: 0],
                                            insertedAgain: insertedAgain.contains(op.sequence))
         }
     }
 
-    /// Stages every outcome of `batch`. Ops to send again go back into the queue, sealed.
-    mutating func stageOutcomes(_ batch: Batch, _ outcomes: [SendOutcome], at: String,
-                                into tx: inout StoreTransaction) throws(StoreError) {
-        for ((op, outcome), leftover) in zip(zip(batch.ops, outcomes), batch.sealedAtStart) {
-            let key = ItemKey(op)
+    /// Stages the decisions of `batch` (through `PushApplier`) and keeps the queue's books: ops
+    /// to send again go back into the queue, sealed; a conflicted item's later ops are held.
+    mutating func apply(_ batch: Batch, _ decisions: [PushDecision], at: String,
+                        into tx: inout StoreTransaction) throws(StoreError) {
+        var entries: [PushApplier.Entry] = []
+        entries.reserveCapacity(decisions.count)
+        for ((op, decision), sealedAtStart) in zip(zip(batch.ops, decisions), batch.sealedAtStart) {
+            var next: PendingOperation?
+            // Only an item with ops left needs the queue searched (a scan per op would make a
+            // big push quadratic).
+            if case .succeeded = decision, remainingPerItem[ItemKey(op), default: 1] > 1 {
+                let key = ItemKey(op)
+                next = queue.first(where: { ItemKey(ops[$0]!) == key }).map { ops[$0]! }
+            }
+            entries.append(.init(op: op, decision: decision, sealedAtStart: sealedAtStart, next: next,
+                                 attemptedAtBefore: attemptedAtBefore[op.sequence]))
+        }
+        let local = try PushApplier.localItems(entries, in: store)
+        let changes = PushApplier.apply(entries, local: local, at: at, into: &tx, report: &report)
+        for entry in entries {
+            let op = entry.op
             resent.remove(op.sequence)
             ops[op.sequence] = nil
-            // The op with its marker cleared, as it was before this push sealed it.
-            func cleared() -> PendingOperation {
-                var o = op
-                o.attempted = false
-                if let before = attemptedAtBefore[op.sequence] { o.attemptedAt = before }
-                return o
-            }
-            switch outcome {
-            case .succeeded(let server, let receipt):
-                report.sent[op.kind, default: 0] += 1
-                report.succeeded += 1
+            switch entry.decision {
+            case .succeeded:
                 done += 1
-                tx.removeOperation(op)
-                remainingPerItem[key, default: 1] -= 1
-                // Only an item with ops left needs the queue searched (a scan per op would make
-                // a big push quadratic).
-                if remainingPerItem[key, default: 0] > 0, let next = queue.first(where: { ItemKey(ops[$0]!) == key }) {
-                    if let server {
-                        ops[next]!.base = server
-                        tx.putOperation(ops[next]!)
-                        if let local = try store.item(table: op.table, id: op.id) {
-                            tx.putItem(Item(id: local.id, fields: local.fields, system: PulledRow.itemCopy(server).system), table: op.table)
-                        }
-                    }
-                } else if let server, op.kind != .delete {
-                    tx.putItem(PulledRow.itemCopy(server), table: op.table)
-                }
-                var result = PushReport.Line.Result.ok
-                if let receipt {
-                    if receipt.decision == .replay { report.replayed += 1; result = .replayed(receipt.rule) }
-                    if receipt.decision == .absorb { result = .absorbed }
-                    tx.addReceipt(Receipt(at: at, decision: receipt.decision, rule: receipt.rule, table: op.table, id: op.id,
-                                          operation: op.reference, kept: op.kind == .delete ? nil : server?.userCopy, lost: [:]))
-                }
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: result))
-            case .resend(var next, let receipt, let merged):
-                if merged {
-                    merges[op.sequence, default: 0] += 1
-                    report.merged += 1
-                    if let local = try store.item(table: op.table, id: op.id) {
-                        tx.putItem(Item(id: local.id, fields: next.item.fields, system: local.system), table: op.table)
-                    }
-                }
+                remainingPerItem[ItemKey(op), default: 1] -= 1
+            case .sendAgain(let next, _, let merged):
+                if merged { merges[op.sequence, default: 0] += 1 }
                 if next.kind == .insert && op.kind == .insert { insertedAgain.insert(op.sequence) }
-                if let receipt { var r = receipt; r.at = at; tx.addReceipt(r) }
-                if next.kind != op.kind { tx.removeOperation(op) }
-                next.attempted = true
-                next.attemptedAt = at
-                tx.putOperation(next)
-                requeue(next)
-            case .conflict(let reason, let status, let message, let server, let fields):
-                var unsealed = op
-                unsealed.attempted = false
-                tx.putOperation(unsealed)
-                let client = try store.item(table: op.table, id: op.id)
-                let fields = reason == .rejected ? fields : Self.clashes(op, client: client, server: server) ?? fields
-                let conflict = Conflict(table: op.table, id: client?.id ?? op.id, reason: reason, operation: op.reference,
-                                        status: status, detectedBy: .push, detectedAt: at, message: message,
-                                        base: op.base, client: client, server: server, fields: fields)
-                tx.putConflict(conflict)
-                conflicted.insert(key)
-                report.sent[op.kind, default: 0] += 1
+            case .recordConflict, .reject:
+                conflicted.insert(ItemKey(op))
                 done += 1
-                if reason == .rejected {
-                    report.newRejections += 1
-                    report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: .rejected(status: status, message: message)))
-                } else {
-                    report.newConflicts += 1
-                    report.lines.append(.init(kind: op.kind, table: op.table, id: op.id,
-                                              result: .conflict(status: status, description: PushEngine.describe(conflict.kindDescription, fields))))
-                }
-            case .stopped(let stop, let unsealed):
-                if report.stop == nil { report.stop = stop }
-                if unsealed { tx.putOperation(cleared()) }
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: .stopped))
-            case .notSent:
-                // Only this push's own marker is cleared (§3.5.4). A marker left by an earlier
-                // run stays: that run's request may have landed, and only a replay check can tell.
-                if !leftover { tx.putOperation(cleared()) }
+            case .stop, .notSent:
+                break
             }
         }
-    }
-
-    /// The fields `resolve --merge` will find changed on both sides, from the copies the conflict
-    /// file holds. The push rules compared the op's `item`; behind a sealed op the local item has
-    /// moved on, and the file must not promise a merge that then clashes. Nil: no merge applies.
-    static func clashes(_ op: PendingOperation, client: Item?, server: Item?) -> [String]? {
-        guard op.kind != .delete, let client, let server, !server.isDeleted else { return nil }
-        let base = op.kind == .insert ? [:] : (op.base?.fields ?? [:])
-        if case .clash(let fields) = ThreeWayMerge.merge(base: base, client: client.fields, server: server.fields) { return fields }
-        return []
+        for op in changes.rebased { ops[op.sequence] = op }
+        for op in changes.resend { requeue(op) }
     }
 
     /// Puts an op to send again back at its place in the queue (ahead of its item's later ops).
