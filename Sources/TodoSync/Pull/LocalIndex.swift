@@ -38,8 +38,9 @@ struct LocalIndex {
     mutating func load(_ rows: [Item], table: String, store: Store) throws(StoreError) -> [String: PulledRow.Local] {
         loaded = [:]
         do {
-            for row in rows where loaded[Self.slot(table, row.id)] == nil {
-                loaded[Self.slot(table, row.id)] = try local(table: table, id: row.id, store: store)
+            for row in rows {
+                let slot = Self.slot(table, row.id)
+                if loaded[slot] == nil { loaded[slot] = try local(table: table, id: row.id, slot: slot, store: store) }
             }
         } catch {
             loaded = [:]
@@ -50,7 +51,10 @@ struct LocalIndex {
 
     /// One item's state on disk.
     func local(table: String, id: String, store: Store) throws(StoreError) -> PulledRow.Local {
-        let slot = Self.slot(table, id)
+        try local(table: table, id: id, slot: Self.slot(table, id), store: store)
+    }
+
+    private func local(table: String, id: String, slot: String, store: Store) throws(StoreError) -> PulledRow.Local {
         let ops = withOperations.contains(slot) ? try store.operations(table: table, id: id) : []
         let conflict = withConflict.contains(slot) ? try store.conflict(table: table, id: id) : nil
         let exists = startedEmpty[table].map { $0.mayContain(IDEncoding.fileName(for: id)) } ?? true
