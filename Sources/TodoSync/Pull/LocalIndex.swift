@@ -3,13 +3,14 @@ import TodoStore
 
 /// Which items have pending ops or an open conflict, learned from two directory listings at
 /// the start of a pull, so a row for an item with neither costs one file read, not a listing
-/// of the queue. Rows applied in the page being built are answered from the page's own state.
+/// of the queue. It loads the local state of a page's items before the page is planned, and
+/// learns what the page left once it commits; it keeps nothing of a page after that.
 struct LocalIndex {
     /// `<table>/<encoded id>` of every item with an op or a conflict on disk.
     private var withOperations = Set<String>()
     private var withConflict = Set<String>()
-    /// The state each touched item will have once the current page commits.
-    private var page: [String: PulledRow.Local] = [:]
+    /// The page loaded and not yet committed or discarded.
+    private var loaded: [String: PulledRow.Local] = [:]
     /// Tables whose items folder held no item when a pull from the beginning met them (a clone, or
     /// after a purge): their items are the ones this pull wrote, so a row of an item it did not
     /// write costs no failed open. Other pulls open the item's file: their cost follows the rows
@@ -23,7 +24,7 @@ struct LocalIndex {
     }
 
     /// Rows kept after their page committed (issue 21 item 5: none, whatever the table's size).
-    var rememberedRows: Int { page.count }
+    var rememberedRows: Int { loaded.count }
 
     init(store: Store) throws(StoreError) {
         for name in try store.operationNames() { withOperations.insert("\(name.table)/\(name.encodedID)") }
@@ -32,9 +33,28 @@ struct LocalIndex {
 
     static func slot(_ table: String, _ id: String) -> String { "\(table)/\(IDEncoding.fileName(for: id))" }
 
-    mutating func local(table: String, id: String, store: Store) throws(StoreError) -> PulledRow.Local {
-        let slot = Self.slot(table, id)
-        if let staged = page[slot] { return staged }
+    /// The state on disk of every item `rows` name (by slot, each read once): the one read step
+    /// of a page, before `PullPlanner.page` decides. A failure forgets the page.
+    mutating func load(_ rows: [Item], table: String, store: Store) throws(StoreError) -> [String: PulledRow.Local] {
+        loaded = [:]
+        do {
+            for row in rows {
+                let slot = Self.slot(table, row.id)
+                if loaded[slot] == nil { loaded[slot] = try local(table: table, id: row.id, slot: slot, store: store) }
+            }
+        } catch {
+            loaded = [:]
+            throw error
+        }
+        return loaded
+    }
+
+    /// One item's state on disk.
+    func local(table: String, id: String, store: Store) throws(StoreError) -> PulledRow.Local {
+        try local(table: table, id: id, slot: Self.slot(table, id), store: store)
+    }
+
+    private func local(table: String, id: String, slot: String, store: Store) throws(StoreError) -> PulledRow.Local {
         let ops = withOperations.contains(slot) ? try store.operations(table: table, id: id) : []
         let conflict = withConflict.contains(slot) ? try store.conflict(table: table, id: id) : nil
         let exists = startedEmpty[table].map { $0.mayContain(IDEncoding.fileName(for: id)) } ?? true
@@ -42,30 +62,18 @@ struct LocalIndex {
         return PulledRow.Local(table: table, item: item, operations: ops, conflict: conflict)
     }
 
-    /// Records what a row's plan leaves behind, for later rows of the same page.
-    mutating func stage(_ table: String, _ id: String, plan: PulledRow.Plan, local: PulledRow.Local) {
-        var next = local
-        if let item = plan.item { next.item = item }
-        let removed = Set(plan.removals.map(\.sequence))
-        let written = Set(plan.writes.map(\.sequence))
-        next.operations = (local.operations.filter { !removed.contains($0.sequence) && !written.contains($0.sequence) } + plan.writes)
-            .sorted { $0.sequence < $1.sequence }
-        if let conflict = plan.conflict { next.conflict = conflict }
-        page[Self.slot(table, id)] = next
-    }
-
-    /// The page committed: its state is now on disk.
-    mutating func commit() {
-        for (slot, local) in page {
+    /// The page committed with the items in the states `after` gives (`PagePlan.after`).
+    mutating func commit(_ after: [String: PulledRow.Local]) {
+        for (slot, local) in after {
             let separator = slot.firstIndex(of: "/")!
             let table = String(slot[..<separator]), file = String(slot[slot.index(after: separator)...])
             if local.item != nil { startedEmpty[table]?.insert(file) }
             if local.operations.isEmpty { withOperations.remove(slot) } else { withOperations.insert(slot) }
             if local.conflict == nil { withConflict.remove(slot) } else { withConflict.insert(slot) }
         }
-        page = [:]
+        loaded = [:]
     }
 
-    /// The page was abandoned: forget its staged state.
-    mutating func discard() { page = [:] }
+    /// The page was abandoned: forget it.
+    mutating func discard() { loaded = [:] }
 }

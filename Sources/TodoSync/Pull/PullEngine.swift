@@ -67,7 +67,7 @@ public final class PullEngine {
         }
         let jobs = report.stop != nil ? [] : try self.jobs(options, serverTables: serverTables, report: &report)
         for job in jobs {
-            var result = PullReport.QueryResult(table: job.table, queryID: job.queryID)
+            var result = PullReport.QueryResult(table: job.table, queryID: job.id)
             result.notes = job.notes
             let stop = try pull(job, into: &result, report: &report, started: started)
             report.queries.append(result)
@@ -83,23 +83,15 @@ public final class PullEngine {
 
     // MARK: Queries
 
-    struct Job {
-        var table: String
-        var queryID: String?
-        var filter: String?
-        var notes: [String] = []
-        var resetToken = false
-    }
-
     /// The queries this pull runs (§5.1.1).
-    func jobs(_ options: Options, serverTables: [String] = [], report: inout PullReport) throws(StoreError) -> [Job] {
+    func jobs(_ options: Options, serverTables: [String] = [], report: inout PullReport) throws(StoreError) -> [PullQuery] {
         let config = try store.config()
         if options.queryID != nil || options.filter != nil {
             let requested = options.table ?? config.defaultTable
             let table = try store.resolveTable(requested) ?? requested
-            guard let queryID = options.queryID else { return [Job(table: table, queryID: nil, filter: options.filter)] }
+            guard let queryID = options.queryID else { return [PullQuery(table: table, id: nil, filter: options.filter)] }
             let stored = try store.tableConfig(table)?.queries[queryID]
-            var job = Job(table: table, queryID: queryID, filter: options.filter ?? stored?.filter)
+            var job = PullQuery(table: table, id: queryID, filter: options.filter ?? stored?.filter)
             if let stored, options.filter != nil, stored.filter != options.filter {
                 job.resetToken = true
                 job.notes.append("the filter of query '\(queryID)' changed; pulling it from the beginning")
@@ -114,14 +106,14 @@ public final class PullEngine {
                 tables.append(name)
             }
         }
-        var jobs: [Job] = []
+        var jobs: [PullQuery] = []
         for table in tables.sorted() {
             let queries = try store.tableConfig(table)?.queries ?? [:]
             if queries.isEmpty {
-                jobs.append(Job(table: table, queryID: "default", filter: nil))
+                jobs.append(PullQuery(table: table, id: "default", filter: nil))
             } else {
                 for (id, query) in queries.sorted(by: { $0.key < $1.key }) {
-                    jobs.append(Job(table: table, queryID: id, filter: query.filter))
+                    jobs.append(PullQuery(table: table, id: id, filter: query.filter))
                 }
             }
         }
@@ -130,152 +122,76 @@ public final class PullEngine {
 
     // MARK: Page loop (§5.3)
 
-    func pull(_ job: Job, into result: inout PullReport.QueryResult, report: inout PullReport, started: Int64) throws(StoreError) -> SyncStop? {
-        var tableConfig = try store.tableConfig(job.table) ?? TableConfig(name: job.table)
-        let stored = job.queryID.flatMap { tableConfig.queries[$0] }
-        let full = currentOptions.full
-        let useToken = job.queryID != nil && !full && !job.resetToken
-        if full { tableConfig.cursorMode = .cursor }
-        var reader = PageReader(client: client, table: job.table, filter: job.filter, pageSize: pageSize,
-                                mode: tableConfig.cursorMode, token: useToken ? stored?.token : nil)
-        if !useToken || stored?.token == nil { try index.expectMostlyNewRows(in: job.table, store: store) }
-        func takeMessages() {
+    /// Runs one query: asks the planner at each answer, loads each page's local state, applies the
+    /// page's decisions and commits them with the token. Nothing of a page is kept once it commits.
+    func pull(_ query: PullQuery, into result: inout PullReport.QueryResult, report: inout PullReport, started: Int64) throws(StoreError) -> SyncStop? {
+        var config = try store.tableConfig(query.table) ?? TableConfig(name: query.table)
+        let start = PullPlanner.start(query, config: config, full: currentOptions.full)
+        config.cursorMode = start.mode
+        var reader = PageReader(client: client, table: query.table, filter: query.filter, pageSize: pageSize,
+                                mode: start.mode, token: start.token)
+        if start.token == nil { try index.expectMostlyNewRows(in: query.table, store: store) }
+        var learntDeletes = false
+        func learn() {
             let (notes, warnings) = reader.takeMessages()
             result.notes += notes
             report.warnings += warnings
+            if let note = PullPlanner.learn(&config, table: query.table, switchedToSkip: reader.switchedToSkip,
+                                            serverSoftDelete: reader.serverSoftDelete) {
+                learntDeletes = true
+                result.notes.append(note)
+            }
         }
-        var learntDeletes = false
         while true {
             let next = reader.next()
-            takeMessages()
-            if reader.switchedToSkip { tableConfig.cursorMode = .skip }
-            if let soft = reader.serverSoftDelete, soft == tableConfig.hardDelete {
-                tableConfig.hardDelete = !soft
-                learntDeletes = true
-                result.notes.append(Self.deletesNote(job.table, hard: !soft))
-            }
-            let rows: [Item], received: Int
-            switch next {
-            case .stopped(let stop): return stop
-            case .notPaging(let reason): return Self.notPaging(reason, job, result)
-            case .rejected(let why):
-                result.rejected = why
+            learn()
+            switch PullPlanner.step(next, query: query, received: result.received) {
+            case .stop(let stop): return stop
+            case .skipQuery(let reason):
+                result.rejected = reason
                 return nil
-            case .end:
+            case .finish:
                 result.pages += 1
-                if job.queryID == nil && learntDeletes {
+                if let final = PullPlanner.atEnd(config, query: query, received: result.received,
+                                                 learntDeletes: learntDeletes, now: clock.nowText()) {
                     var tx = try store.transaction()
-                    tx.putTableConfig(tableConfig)
+                    tx.putTableConfig(final)
                     try series.commit(tx)
-                }
-                if let queryID = job.queryID {
-                    var tx = try store.transaction()
-                    var q = tableConfig.queries[queryID] ?? TableConfig.Query(filter: job.filter)
-                    q.filter = job.filter
-                    q.lastPullAt = clock.nowText()
-                    if job.resetToken && result.received == 0 { q.token = nil }
-                    tableConfig.queries[queryID] = q
-                    tx.putTableConfig(tableConfig)
-                    try series.commit(tx)
-                    result.token = q.token
+                    if let id = query.id { result.token = final.queries[id]?.token }
                 }
                 return nil
-            case .page(let r, let n):
-                rows = r
-                received = n
+            case .apply(let rows, let received):
+                result.pages += 1
+                let locals = try index.load(rows, table: query.table, store: store)
+                let page = PullPlanner.page(rows, table: query.table, locals: locals, now: clock.nowText())
+                result.received += received
+                reader.advance(past: rows, received: received)
+                learn()
+                PullPlanner.afterPage(&config, query: query, token: reader.token)
+                if let id = query.id { result.token = config.queries[id]?.token }
+                var tx = try store.transaction()
+                PullApplier.stage(page, into: &tx, result: &result)
+                for row in page.rows { if let other = row.otherSpelling { warnSpelling(other, row.id, table: query.table, report: &report) } }
+                tx.putTableConfig(config)
+                try series.commit(tx)
+                index.commit(page.after)
+                progress?(SyncProgress(phase: "pull \(query.table)", done: result.received, total: nil,
+                                       elapsed: Double(clock.nowMilliseconds() - started) / 1000))
             }
-            result.pages += 1
-            var tx = try store.transaction()
-            let now = clock.nowText()
-            do {
-                for row in rows { try apply(row, table: job.table, into: &tx, result: &result, report: &report, now: now) }
-            } catch {
-                index.discard()
-                throw error
-            }
-            result.received += received
-            reader.advance(past: rows, received: received)
-            takeMessages()
-            if reader.switchedToSkip { tableConfig.cursorMode = .skip }
-            if let queryID = job.queryID {
-                var q = tableConfig.queries[queryID] ?? TableConfig.Query(filter: job.filter)
-                q.filter = job.filter
-                if let token = reader.token {
-                    q.token = token
-                } else if job.resetToken {
-                    q.token = nil  // the old token belongs to the old filter
-                }
-                tableConfig.queries[queryID] = q
-                result.token = q.token
-            }
-            tx.putTableConfig(tableConfig)
-            try series.commit(tx)
-            index.commit()
-            progress?(SyncProgress(phase: "pull \(job.table)", done: result.received, total: nil,
-                                   elapsed: Double(clock.nowMilliseconds() - started) / 1000))
         }
-    }
-
-    /// Said once, when a pull learns that the server deletes the table's rows for good (or no longer
-    /// does): what that means for this replica, and what to do about it (sync.md §5.7).
-    static func deletesNote(_ table: String, hard: Bool) -> String {
-        hard ? "the server deletes rows of '\(table)' for good (hard delete): rows that other replicas delete there "
-            + "stay in this replica, since pulls never show them; 'todo purge --table \(table)' then 'todo pull' drops them"
-            : "the server now keeps the deleted rows of '\(table)' (soft delete): pulls show deletions again"
-    }
-
-    /// The stop for a server whose pages stop making progress: exit 4, and the pages applied stay.
-    static func notPaging(_ reason: String, _ job: Job, _ result: PullReport.QueryResult) -> SyncStop {
-        let query = job.queryID.map { "query '\($0)' of \(job.table)" } ?? "the pull of \(job.table)"
-        return SyncStop(.server, message: "the server does not page as asked: \(reason). "
-                        + "\(query) stopped after \(result.received) rows, which are kept; check the remote URL, or a proxy in between")
     }
 
     /// Warns once per item and pull when a row's id differs only in case from an item that came
     /// from the server (sync.md §10.2): the server holds, or held, two rows the replica keeps as
     /// one. Asked of the item itself, not of a map of every id pulled, so a pull's memory does not
-    /// grow with the table. An item created here and never pulled is not warned about: the row
-    /// is its own insert, spelt otherwise (the SDK's `testPullKeepsPendingChangesWithDifferentCasedId`).
-    func noteSpelling(_ row: Item, local: Item?, table: String, report: inout PullReport) {
-        guard let local, local.id != row.id, local.system.version != nil || local.system.updatedAt != nil,
-              warnedSpellings.insert(LocalIndex.slot(table, row.id)).inserted else { return }
-        report.warnings.append("the server has rows '\(local.id)' and '\(row.id)' in \(table), ids that differ only in case; "
+    /// grow with the table.
+    func warnSpelling(_ local: String, _ row: String, table: String, report: inout PullReport) {
+        guard warnedSpellings.insert(LocalIndex.slot(table, row)).inserted else { return }
+        report.warnings.append("the server has rows '\(local)' and '\(row)' in \(table), ids that differ only in case; "
                                + "the replica keeps one item, the last one pulled")
     }
 
     /// Rows the engine keeps after their page committed (issue 21 item 5: none, whatever the
     /// table's size).
     var rememberedRows: Int { index.rememberedRows }
-
-    /// §5.5 for one row, staged into the page's transaction.
-    func apply(_ row: Item, table: String, into tx: inout StoreTransaction, result: inout PullReport.QueryResult,
-               report: inout PullReport, now: String) throws(StoreError) {
-        let local = try index.local(table: table, id: row.id, store: store)
-        noteSpelling(row, local: local.item, table: table, report: &report)
-        let plan = PulledRow.apply(row, to: local, now: now)
-        switch plan.outcome {
-        case .created: result.created += 1
-        case .updated: result.updated += 1
-        case .removed: result.removed += 1
-        case .merged: result.merged += 1
-        case .absorbed: result.absorbed += 1
-        case .conflict: result.conflicts += 1
-        case .skippedSealed: result.skippedSealed += 1
-        case .conflictClosed:
-            // §7.4: a closing refresh has the effect of case 9 or 10, and is counted as one.
-            if plan.receipts.contains(where: { $0.decision == .merge }) { result.merged += 1 }
-            if plan.receipts.contains(where: { $0.decision == .absorb }) { result.absorbed += 1 }
-        case .conflictRefreshed, .bothDeleted, .unchanged, .skippedPending: break
-        }
-        for op in plan.removals { tx.removeOperation(op) }
-        for op in plan.writes { tx.putOperation(op) }
-        if let item = plan.item {
-            if let item { tx.putItem(item, table: table) } else if let existing = local.item { tx.removeItem(table: table, id: existing.id) }
-        }
-        if let conflict = plan.conflict {
-            if let conflict { tx.putConflict(conflict) } else { tx.removeConflict(table: table, id: local.conflict?.id ?? row.id) }
-        }
-        for receipt in plan.receipts { tx.addReceipt(receipt) }
-        index.stage(table, row.id, plan: plan, local: local)
-    }
 }
