@@ -27,9 +27,6 @@ public struct SyncStop: Error, Sendable, Equatable {
         self.message = message
     }
 
-    /// The exit status this stop gives push, pull and sync (sync.md §11.2).
-    public var exitStatus: Int32 { kind == .config || kind == .wrongURL ? 1 : 4 }
-
     static func auth(_ reply: TableReply) -> SyncStop {
         SyncStop(.auth, status: reply.status,
                  message: "the server refused the token/key (\(reply.status))\(reply.message.map { ": " + $0.trimmingFinalStop } ?? ""); "

@@ -56,7 +56,7 @@ struct CloneCommand: Command {
                 ctx.console.err("hint: the replica is in \(root); run 'todo pull' there to finish")
             }
         }
-        return report.exitStatus
+        return ExitCode.of(report)
     }
 
     /// Removes what the clone made: the replica, and the folder when the clone created it.

@@ -58,7 +58,7 @@ struct DoctorCommand: Command {
             ctx.console.err("hint: restore or remove the files named above; 'todo doctor' again shows what is left")
             return ExitCode.failure
         }
-        if let remote, remote.exitStatus != 0 { return remote.stop?.exitStatus ?? ExitCode.failure }
+        if let remote, ExitCode.of(remote) != ExitCode.ok { return remote.stop.map(ExitCode.of) ?? ExitCode.failure }
         return ExitCode.ok
     }
 }

@@ -39,11 +39,11 @@ struct PullCommand: Command {
                 throw .usage("--verify reads the whole table; it does not take \(other)", command: name)
             }
             let store = try StoreAccess.open(ctx, writable: true, command: name)
-            return try SyncRunner.verify(store, ctx, table: args.value("--table"), repair: true, json: args.has("--json")).exitStatus
+            return ExitCode.of(try SyncRunner.verify(store, ctx, table: args.value("--table"), repair: true, json: args.has("--json")))
         }
         var options = try SyncRunner.pullOptions(args, command: name)
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         if let table = options.table { options.table = (try? store.resolveTable(table)) ?? table }
-        return try SyncRunner.pull(store, ctx, options: options, json: args.has("--json")).exitStatus
+        return ExitCode.of(try SyncRunner.pull(store, ctx, options: options, json: args.has("--json")))
     }
 }

@@ -24,7 +24,7 @@ struct PushCommand: Command {
         let jobs = try jobsOption(args, command: name)
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         let table = try args.value("--table").map { _ throws(CLIError) in try StoreAccess.table(args, store, create: false) }
-        return try SyncRunner.push(store, ctx, table: table, json: args.has("--json"), concurrency: jobs).exitStatus
+        return ExitCode.of(try SyncRunner.push(store, ctx, table: table, json: args.has("--json"), concurrency: jobs))
     }
 
     static func jobsOption(_ args: ParsedArguments, command: String) throws(CLIError) -> Int? {

@@ -27,13 +27,13 @@ struct SyncCommand: Command {
         let push = try SyncRunner.push(store, quiet, table: table, json: false)
         if let stop = push.stop {
             if json { ctx.console.outRaw(JSONValue(["push": SyncRenderer.pushJSON(push), "pull": .null]).canonicalBytes()) }
-            return stop.exitStatus
+            return ExitCode.of(stop)
         }
         let pull = try SyncRunner.pull(store, quiet, options: .init(table: table), json: false)
         if json {
             ctx.console.outRaw(JSONValue(["push": SyncRenderer.pushJSON(push), "pull": SyncRenderer.pullJSON(pull)]).canonicalBytes())
             for line in quiet.console.capturedErr.split(separator: "\n") { ctx.console.err(String(line)) }
         }
-        return pull.exitStatus
+        return ExitCode.of(pull)
     }
 }

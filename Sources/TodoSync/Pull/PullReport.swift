@@ -34,11 +34,4 @@ public struct PullReport: Sendable {
     public init() {}
 
     public var received: Int { queries.reduce(0) { $0 + $1.received } }
-
-    /// sync.md §5.9.2.
-    public var exitStatus: Int32 {
-        if let stop { return stop.exitStatus }
-        if queries.contains(where: { $0.rejected != nil }) { return 1 }
-        return openConflicts > 0 ? 3 : 0
-    }
 }

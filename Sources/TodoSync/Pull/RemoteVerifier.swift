@@ -24,14 +24,6 @@ public final class RemoteVerifier {
         public var warnings: [String] = []
         public var stop: SyncStop?
         public var repaired = false
-
-        /// 0 when every copy agrees (or was repaired); 1 when a difference is left or a table was
-        /// refused; the stop's status when the run stopped.
-        public var exitStatus: Int32 {
-            if let stop { return stop.exitStatus }
-            if tables.contains(where: { $0.rejected != nil }) { return 1 }
-            return differences.isEmpty || repaired ? 0 : 1
-        }
     }
 
     let store: Store

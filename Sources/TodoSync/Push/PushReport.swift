@@ -40,12 +40,6 @@ public struct PushReport: Sendable {
     public init() {}
 
     public var totalSent: Int { sent.values.reduce(0, +) }
-
-    /// sync.md §4.9.2.
-    public var exitStatus: Int32 {
-        if let stop { return stop.exitStatus }
-        return openConflicts > 0 ? 3 : 0
-    }
 }
 
 /// Progress of a long push or pull, for a terminal: counts so far and the total when known.

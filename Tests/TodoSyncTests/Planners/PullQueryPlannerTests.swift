@@ -158,7 +158,7 @@ import TodoModel
         #expect(PullPlanner.step(.stopped(network), query: Self.storedQuery, received: 0) == .stop(network))
         guard case .stop(let stop) = PullPlanner.step(.notPaging(reason: "it answered the same page again"), query: Self.storedQuery, received: 120)
         else { Issue.record("a server that does not page must stop the pull"); return }
-        #expect(stop.kind == .server && stop.exitStatus == 4)
+        #expect(stop.kind == .server)
         #expect(stop.message == "the server does not page as asked: it answered the same page again. query 'q' of todoitem stopped after 120 rows, "
                 + "which are kept; check the remote URL, or a proxy in between")
     }
