@@ -60,15 +60,9 @@ extension IDIndex {
             guard let given = try store.decode(numbers + "/" + name, ItemNumbers.parseNumbers) else { continue }
             for (number, key) in given { try sorter.add(key: Array(key.utf8) + [0], payload: Array(String(number).utf8)) }
         }
-        var failure: (any Error)?
-        try store.forEachItemKeyOnDisk(table: table) { key in
-            do { try sorter.add(key: Array(key.utf8) + [0], payload: []) } catch {
-                failure = error
-                return false
-            }
-            return true
+        try store.forEachItemKeyOnDisk(table: table) { key throws(StoreError) in
+            do throws(FileSystemError) { try sorter.add(key: Array(key.utf8) + [0], payload: []) } catch { throw .io(error) }
         }
-        if let failure { throw failure }
     }
 
     /// Merges the sort into buckets filled half full (room for the next keys before a split),

@@ -168,22 +168,24 @@ extension Store {
     /// The keys of a table's item files, from a listing (hashed names open their file).
     func itemKeysOnDisk(table: String) throws(StoreError) -> [String] {
         var keys: [String] = []
-        try forEachItemKeyOnDisk(table: table) { keys.append($0); return true }
+        try forEachItemKeyOnDisk(table: table) { keys.append($0) }
         return keys
     }
 
-    /// Each key of a table's item files as the folder is read, while `body` returns true: no
-    /// listing is held, so a million items cost no memory here.
-    func forEachItemKeyOnDisk(table: String, _ body: (String) -> Bool) throws(StoreError) {
+    /// Each key of a table's item files as the folder is read, without holding them (a million
+    /// items cost no memory here). Hashed names (`IDEncoding`) open their file after the walk.
+    func forEachItemKeyOnDisk(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
         let dir = layout.itemsDirectory(table)
+        var hashed: [String] = []
         var failure: StoreError?
         do {
             _ = try fs.scanDirectory(layout.absolute(dir)) { name in
                 guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
-                if let key = IDEncoding.decode(String(name.dropLast(5))) { return body(key) }
-                do throws(StoreError) {
-                    if let file = try decodeItemFile(dir + "/" + name) { return body(ItemID.key(file.item.id)) }
-                } catch {
+                guard let key = IDEncoding.decode(String(name.dropLast(5))) else {
+                    hashed.append(name)
+                    return true
+                }
+                do throws(StoreError) { try body(key) } catch {
                     failure = error
                     return false
                 }
@@ -193,5 +195,6 @@ extension Store {
             throw .io(error)
         }
         if let failure { throw failure }
+        for name in hashed { if let file = try decodeItemFile(dir + "/" + name) { try body(ItemID.key(file.item.id)) } }
     }
 }

@@ -24,27 +24,7 @@ extension Store {
     /// The same keys one at a time (some twice), without holding them: the items folder is
     /// walked, not listed.
     public func forEachKnownIDKey(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
-        let dir = layout.itemsDirectory(table)
-        var hashed: [String] = []
-        var failure: StoreError?
-        do {
-            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
-                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
-                guard let key = IDEncoding.decode(String(name.dropLast(5))) else {
-                    hashed.append(name)
-                    return true
-                }
-                do throws(StoreError) { try body(key) } catch {
-                    failure = error
-                    return false
-                }
-                return true
-            }
-        } catch {
-            throw .io(error)
-        }
-        if let failure { throw failure }
-        for name in hashed { if let file = try decodeItemFile(dir + "/" + name) { try body(ItemID.key(file.item.id)) } }
+        try forEachItemKeyOnDisk(table: table, body)
         for key in try knownIDKeysWithoutItems(table: table) { try body(key) }
     }
 
