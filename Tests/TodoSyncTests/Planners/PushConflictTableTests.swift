@@ -18,15 +18,10 @@ import TodoModel
     static let gone = F.copy(["text": "a", "complete": false], deleted: true)
     static let holdsUpdate = F.copy(["text": "b", "complete": false])
     static let already = F.copy(["text": "b", "complete": true])
-    static let theirs = F.copy(["text": "a", "complete": true])
     static let clash = F.copy(["text": "c", "complete": false])
 
-    static let merged: PushStep = {
-        let next = F.with(F.update(), item: ["text": "b", "complete": true], base: .some(theirs))
-        let receipt = Receipt(decision: .merge, rule: "push", table: F.table, id: "x", operation: F.update().reference,
-                              kept: next.item, lost: [:], fields: (["text"], ["complete"]))
-        return .decided(.sendAgain(next, receipt: receipt, merged: true))
-    }()
+    static let theirs = F.theirs
+    static let merged = F.mergedWithTheirs
 
     static let rows: [PlannerRow] = [
         // §4.6.1: the body is not trusted without a version of its own.

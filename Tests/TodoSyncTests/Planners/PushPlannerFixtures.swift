@@ -58,6 +58,17 @@ enum PushFixtures {
 
     static func error(_ status: Int, _ message: String) -> TableReply { reply(status, ["error": .string(message)]) }
 
+    /// The server's copy that auto-merges with `update()`: their `complete`, the same `text`.
+    static let theirs = copy(["text": "a", "complete": true])
+
+    /// The update after an auto-merge with `theirs`: its `text`, their `complete`, based on S.
+    static let mergedWithTheirs: PushStep = {
+        let next = with(update(), item: ["text": "b", "complete": true], base: .some(theirs))
+        let receipt = Receipt(decision: .merge, rule: "push", table: table, id: "x", operation: update().reference,
+                              kept: next.item, lost: [:], fields: (["text"], ["complete"]))
+        return .decided(.sendAgain(next, receipt: receipt, merged: true))
+    }()
+
     /// The op with `item` and `base` changed as an auto-merge leaves it.
     static func with(_ op: PendingOperation, item: [String: JSONValue]? = nil, base: Item?? = nil, restore: Bool? = nil,
                      kind: PendingOperation.Kind? = nil) -> PendingOperation {

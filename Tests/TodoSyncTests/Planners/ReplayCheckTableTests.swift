@@ -14,19 +14,13 @@ import TodoModel
     static let gone = F.copy(["text": "a", "complete": false], deleted: true)
     static let atBase = F.copy(["text": "a", "complete": false], version: "v1")
     static let holdsUpdate = F.copy(["text": "b", "complete": false])
-    static let theirs = F.copy(["text": "a", "complete": true])
     static let clash = F.copy(["text": "c", "complete": false])
     static let goneAtBase = F.copy(["text": "a", "complete": false], version: "v1", deleted: true)
     static let restored = F.copy(["text": "a", "complete": false], version: "v3")
     static let lost = SyncStop.network(.connectionLost(reason: "reset by peer", requestSent: true))
 
-    /// The update after an auto-merge with `theirs`: its `text`, their `complete`, based on S.
-    static let merged: PushStep = {
-        let next = F.with(F.update(), item: ["text": "b", "complete": true], base: .some(theirs))
-        let receipt = Receipt(decision: .merge, rule: "push", table: F.table, id: "x", operation: F.update().reference,
-                              kept: next.item, lost: [:], fields: (["text"], ["complete"]))
-        return .decided(.sendAgain(next, receipt: receipt, merged: true))
-    }()
+    static let theirs = F.theirs
+    static let merged = F.mergedWithTheirs
 
     static let rows: [PlannerRow] = [
         // 1. Fetch the server copy with the one-row query … If the network fails, the push stops
