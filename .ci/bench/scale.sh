@@ -11,7 +11,7 @@
 #           other versions: the replica's first `pull` reads and rewrites them all)
 #   pending N pending inserts (N items, N operation files)
 # Each command runs once per store, in an order that leaves the next one's input intact (reading
-# commands first; `status` twice: the first fills .todo/cache, the second uses it; `show` of the
+# commands first, `doctor` before the listings since it builds the index of ids a clone leaves; `status` twice: the first fills .todo/cache, the second uses it; `show` of the
 # pending store before and after the local changes: the index of pending operations, .todo/cache/
 # pending, is rebuilt by `doctor` and kept by add, edit, done and rm).
 set -euo pipefail
@@ -62,13 +62,14 @@ for n in $sizes; do
   # Nothing pending, N items.
   measure "status1 items $n" "$items" "$bin/todo" status
   measure "status items $n" "$items" "$bin/todo" status
+  measure "doctor items $n" "$items" "$bin/todo" doctor
+  measure "first items $n" "$items" sh -c "'$bin/todo' list --all | head -1"
   measure "list items $n" "$items" "$bin/todo" list --all
   measure "listjson items $n" "$items" "$bin/todo" list --all --json
   measure "export items $n" "$items" "$bin/todo" export --json-lines
   measure "show items $n" "$items" "$bin/todo" show "$first"
   measure "diff items $n" "$items" "$bin/todo" diff
   measure "log items $n" "$items" "$bin/todo" log
-  measure "doctor items $n" "$items" "$bin/todo" doctor
   measure "pull items $n" "$items" "$bin/todo" pull
   measure "add items $n" "$items" "$bin/todo" add "one more"
   measure "edit items $n" "$items" "$bin/todo" edit "$first" --text "edited"
@@ -78,13 +79,14 @@ for n in $sizes; do
   # N pending inserts.
   measure "status1 pending $n" "$pending" "$bin/todo" status
   measure "status pending $n" "$pending" "$bin/todo" status
+  measure "show1 pending $n" "$pending" "$bin/todo" show "$first"
+  measure "doctor pending $n" "$pending" "$bin/todo" doctor
+  measure "first pending $n" "$pending" sh -c "'$bin/todo' list --all | head -1"
   measure "list pending $n" "$pending" "$bin/todo" list --all
   measure "listjson pending $n" "$pending" "$bin/todo" list --all --json
   measure "export pending $n" "$pending" "$bin/todo" export --json-lines
-  measure "show1 pending $n" "$pending" "$bin/todo" show "$first"
   measure "diff pending $n" "$pending" "$bin/todo" diff
   measure "log pending $n" "$pending" "$bin/todo" log
-  measure "doctor pending $n" "$pending" "$bin/todo" doctor
   measure "add pending $n" "$pending" "$bin/todo" add "one more"
   measure "edit pending $n" "$pending" "$bin/todo" edit "$first" --text "edited"
   measure "done pending $n" "$pending" "$bin/todo" done "$second"
@@ -100,7 +102,7 @@ done
 printf '\n%-22s' "command (seconds, MB)"
 for n in $sizes; do printf '%18s' "$n"; done; printf '%14s\n' "x per 10x"
 for store in items pending; do
-  for cmd in status1 status list listjson export show1 show diff log doctor add edit done rm pull clone push; do
+  for cmd in status1 status doctor first list listjson export show1 show diff log add edit done rm pull clone push; do
     [ -n "${T[$cmd $store ${sizes%% *}]:-}" ] || continue
     printf '%-22s' "$cmd ($store)"
     prev=
@@ -113,7 +115,9 @@ for store in items pending; do
     printf '%14s\n' "${growth# }"
   done
 done
-echo "(listjson: list --all --json; export: export --json-lines)"
+echo "(listjson: list --all --json; export: export --json-lines; first: list --all | head -1, the time to the first line)"
+echo "(doctor runs before the listings: it builds the index of ids that a clone or pull leaves, as the"
+echo " written stores have none; with it, list and export print in number order as they read)"
 echo "(status1: the first status, which fills .todo/cache/item-stamps; status: the next one)"
 echo "(show1: a show before any local change, which lists the operations folder; show: one after them,"
 echo " which uses the index of pending operations that doctor rebuilt and add, edit, done, rm kept)"

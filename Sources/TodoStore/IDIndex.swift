@@ -91,7 +91,8 @@ enum IDIndex {
         return found
     }
 
-    private static func readEntries(_ table: String, _ name: String, in store: Store) -> [Entry]? {
+    /// Not memoised: `NumberedIDs` reads every bucket once, which the memo must not keep.
+    static func readEntries(_ table: String, _ name: String, in store: Store) -> [Entry]? {
         let path = bucketFile(table, name)
         guard let value = read(path, in: store) else { return store.fs.fileExists(store.layout.absolute(path)) ? nil : [] }
         guard case .object(let object) = value, let list = object["ids"]?.arrayValue else { return nil }

@@ -6,14 +6,16 @@ struct ListCommand: Command {
     static let summary = "list items (incomplete ones by default)"
     static let usage = "list [--pending|--done|--all] [--where FIELD=VALUE]... [--sort [-]FIELD]... [--limit N] [--columns LIST] [--color WHEN] [--table NAME] [--json|--json-lines]"
     static let discussion = """
-        Lists the table's items, oldest first: incomplete ones by default (--pending), --done for
-        complete ones, --all for every item. A pending local change is shown after the text.
-        --where keeps items whose field (or id, createdAt, updatedAt, version, done) is equal
-        (FIELD=VALUE), not equal (FIELD!=VALUE) or contains a text ignoring case (FIELD~TEXT); several
-        must all hold. --sort orders by fields first (-FIELD: descending; items without the field come
-        last), oldest first after them. On a terminal, lines are cut to its width and coloured (the
-        unique part of each id highlighted, done items dimmed); NO_COLOR or --color never turns colour
-        off. Any size of table is listed in bounded memory; output starts when the items are sorted.
+        Lists the table's items in the order of their numbers (the order they came to this replica):
+        incomplete ones by default (--pending), --done for complete ones, --all for every item. A
+        pending local change is shown after the text. --where keeps items whose field (or id,
+        createdAt, updatedAt, version, done) is equal (FIELD=VALUE), not equal (FIELD!=VALUE) or
+        contains a text ignoring case (FIELD~TEXT); several must all hold. --sort orders by fields
+        first (-FIELD: descending; items without the field come last), by number after them. On a
+        terminal, lines are cut to its width and coloured (the unique part of each id highlighted,
+        done items dimmed); NO_COLOR or --color never turns colour off. Any size of table is listed
+        in bounded memory; in the default order output starts at once, with --sort once the items
+        are sorted.
         """
     static let options: [OptionSpec] = [
         OptionSpec("--pending", .flag, "incomplete items only (the default)"),
@@ -53,7 +55,7 @@ struct ExportCommand: Command {
     static let usage = "export [--table NAME] [--json-lines]"
     static let discussion = """
         Prints every item of the table (complete or not) as JSON, as 'todo show --json' shows one, in
-        the order of 'todo list' (oldest first): one array, or with --json-lines one item per line (as
+        the order of 'todo list' (the items' numbers): one array, or with --json-lines one item per line (as
         'jq -c' reads). Any size of table is exported in bounded memory. To export every table, run it
         once per table ('todo status' lists them).
         """

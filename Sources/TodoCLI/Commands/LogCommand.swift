@@ -109,7 +109,7 @@ struct LogCommand: Command {
         var failure: FileSystemError?
         var shownOf: [Int: Int] = [:]
         try io { () throws(FileSystemError) in
-            try ids.merge { row, shown, _ in
+            try ids.merge { row, shown, _, _, _ in
                 if row[0] == 2 {
                     shownOf[Int(String(decoding: row.dropFirst(), as: UTF8.self)) ?? -1] = shown
                     return true

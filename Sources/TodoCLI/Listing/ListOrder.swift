@@ -3,13 +3,20 @@ import TodoModel
 /// The order of `list` as byte keys, so that items can be sorted on disk (`RunSorter`) without
 /// holding them: comparing two keys as bytes gives the order comparing the items would.
 ///
-/// The default order is oldest first: items the server has by `createdAt`, then local-only ones
-/// in queue order, ties by id (as before). `--sort` keys come before it. A value is a type rank
+/// The default order is the items' numbers: the order they came to this replica (`todo add`, a
+/// pull, a clone), oldest first, which is also the order `list` can print without sorting
+/// (`NumberedListing`). An item without a number (a table numbered before numbers existed) comes
+/// after those that have one, by id. `--sort` keys come before it. A value is a type rank
 /// (false/true, numbers, strings; an item without the field comes last) and its bytes: numbers as order-preserving 8
 /// bytes, strings (and arrays or objects, as compact JSON) by UTF-8 bytes with an escape that
 /// keeps them prefix-free, so a descending key is the same bytes inverted.
 enum ListOrder {
-    static func key(_ item: Item, sequence: Int?, sort: [SortField]) -> [UInt8] {
+    static func key(_ item: Item, number: Int?, sort: [SortField]) -> [UInt8] {
+        fieldKey(item, sort: sort) + tail(number: number, key: ItemID.key(item.id))
+    }
+
+    /// The `--sort` part, known from the item alone.
+    static func fieldKey(_ item: Item, sort: [SortField]) -> [UInt8] {
         var out: [UInt8] = []
         for field in sort {
             let found = ItemValue.of(field.name, in: item)
@@ -22,14 +29,19 @@ enum ListOrder {
             out.append(0)
             out += field.descending ? part.map { ~$0 } : part
         }
-        if let created = item.system.createdAt {
+        return out
+    }
+
+    /// The default order after the `--sort` keys: the number, then the id's key.
+    static func tail(number: Int?, key: String) -> [UInt8] {
+        var out: [UInt8] = []
+        if let number {
             out.append(0)
-            string(created, into: &out)
+            integer(UInt64(number), into: &out)
         } else {
             out.append(1)
-            integer(UInt64(sequence ?? Int.max), into: &out)
         }
-        string(item.id, into: &out)
+        string(key, into: &out)
         return out
     }
 

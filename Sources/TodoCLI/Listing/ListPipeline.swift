@@ -4,12 +4,15 @@ import TodoStore
 
 /// `list` and `export` of a table of any size in bounded memory, reading each item file once.
 ///
+/// In the default order (the items' numbers) while the index of ids vouches for the table,
+/// `NumberedListing` prints as it reads. Otherwise (`--sort`, columns whose widths depend on
+/// every row, a stale index) the items go through two sorts:
 /// 1. The item files are walked (`Store.forEachItemFile`); each is read once, filtered, and
-///    turned into a row (or its JSON) with its sort key (`ListOrder`).
-/// 2. Short ids need every id of the table in id order: with an id column, rows (and the bare
-///    ids of hidden items, pending deletes and conflicts) go through a sort by id first, whose
-///    merge gives each id its shortest unique prefix from its two neighbours.
-/// 3. A sort by the sort key, whose merge prints, up to `--limit`.
+///    turned into a row (or its JSON) with its `--sort` key (`ListOrder`).
+/// 2. A sort by id (`ShortIDSort`) of the rows, the bare ids of hidden items, pending deletes and
+///    conflicts, and the numbers of the numbers files: its merge gives each row its number (the
+///    default order) and, with an id column, its shortest unique prefix from its two neighbours.
+/// 3. A sort by the whole order key, whose merge prints, up to `--limit`.
 /// Both sorts are `RunSorter`s: in memory up to 8 MB, then runs under `.todo/cache` (a temporary
 /// folder for a read-only replica), merged one record at a time. Memory is the two buffers, the
 /// names of the table's pending operations, and column widths: not the items.
@@ -23,13 +26,24 @@ struct ListPipeline {
     func run() throws(CLIError) -> [HandEdit] {
         try StoreAccess.startStreaming(ctx)
         let latest = try pendingOperations()
+        if NumberedListing.serves(query) {
+            let numbered: NumberedIDs?
+            do { numbered = try store.numberedIDs(table: table, minimum: ShortIDs.minimum) } catch { throw .store(error) }
+            if let numbered {
+                return try NumberedListing(query: query, table: table, store: store, ctx: ctx, pending: latest).run(numbered)
+            }
+        }
+        return try sorted(latest)
+    }
+
+    private func sorted(_ latest: [String: String]) throws(CLIError) -> [HandEdit] {
         let folders = store.scratchFolders(environment: ctx.environment)
-        let withShortIDs = query.output == .text && query.columns.contains(.id)
         // TODO_TEST_SORT_BUDGET (bytes) makes small tables spill runs, and reports the sorts on
         // stderr: how tests see that the items were not all held.
         let budget = ctx.environment["TODO_TEST_SORT_BUDGET"].flatMap { Int($0) }
         let byID = ShortIDSort(budget: budget ?? 8 << 20, folders: folders)
         let ordered = RunSorter(budget: budget ?? 8 << 20, folders: folders)
+        let withShortIDs = query.output == .text && query.columns.contains(.id)
         var edits: [HandEdit] = []
         var widths = [Int](repeating: 0, count: query.columns.count)
         do throws(StoreError) {
@@ -42,34 +56,35 @@ struct ListPipeline {
                     if withShortIDs { try Self.io { () throws(FileSystemError) in try byID.addKnown(table: table, key: idKey) } }
                     return
                 }
-                let op = latest[IDEncoding.fileName(for: item.id)]
-                let key = ListOrder.key(item, sequence: op?.sequence, sort: query.sort)
+                let payload: [UInt8]
                 switch query.output {
-                case .json: try Self.add(ordered, key, item.json.canonicalBytes(nestedAt: 1))
-                case .jsonLines: try Self.add(ordered, key, item.json.compactBytes())
+                case .json: payload = item.json.canonicalBytes(nestedAt: 1)
+                case .jsonLines: payload = item.json.compactBytes()
                 case .text:
-                    let row = ListRow(id: item.id, done: item.isComplete, pending: op?.kind ?? "", edited: changes != nil,
-                                      cells: query.columns.map { ListPrinter.cell($0, of: item) })
+                    let row = NumberedListing.row(item, pending: latest[IDEncoding.fileName(for: item.id)], edited: changes != nil, query.columns)
                     for (i, cell) in row.cells.enumerated() { widths[i] = max(widths[i], cell.count) }
-                    if withShortIDs {
-                        try Self.io { () throws(FileSystemError) in try byID.add(table: table, key: idKey, row: Self.frame(key) + row.encoded()) }
-                    } else {
-                        try Self.add(ordered, key, row.encoded())
-                    }
+                    payload = row.encoded()
                 }
+                let key = ListOrder.fieldKey(item, sort: query.sort)
+                try Self.io { () throws(FileSystemError) in try byID.add(table: table, key: idKey, row: Self.frame(key) + payload) }
             }
             if withShortIDs {
                 for key in try store.knownIDKeysWithoutItems(table: table) {
                     try Self.io { () throws(FileSystemError) in try byID.addKnown(table: table, key: key) }
                 }
             }
+            try store.forEachNumber(table: table) { number, key throws(StoreError) in
+                try Self.io { () throws(FileSystemError) in try byID.addNumber(table: table, key: key, number: number) }
+                return true
+            }
         } catch {
             throw .store(error)
         }
-        if withShortIDs, let i = query.columns.firstIndex(of: .id) {
-            widths[i] = try shortenIDs(byID, into: ordered)
-        }
-        try print(ordered, widths: widths)
+        let widest = try number(byID, into: ordered)
+        if withShortIDs, let i = query.columns.firstIndex(of: .id) { widths[i] = widest }
+        var output = ListOutput(query: query, printer: printer(widths), console: ctx.console)
+        do { try ordered.sorted { output.emit($0.payload) } } catch { throw .store(.io(error)) }
+        output.finish()
         if budget != nil {
             for (name, runs, peak) in [("by id", byID.runsWritten, byID.peakRecords), ("by order", ordered.runsWritten, ordered.peakRecords)] {
                 ctx.console.err("sort \(name): \(runs) runs, at most \(peak) rows in memory")
@@ -78,9 +93,13 @@ struct ListPipeline {
         return edits
     }
 
-    /// The kind and queue position of each item's last pending operation, by encoded id: one
-    /// walk of the operations folder, no file opened (about 100 bytes per pending item).
-    private func pendingOperations() throws(CLIError) -> [String: (kind: String, sequence: Int)] {
+    func printer(_ widths: [Int]) -> ListPrinter {
+        ListPrinter(columns: query.columns, widths: widths, color: query.color, width: ctx.terminal.isTerminal ? ctx.terminal.width : nil)
+    }
+
+    /// The kind of each item's last pending operation, by encoded id: one walk of the
+    /// operations folder, no file opened (about 100 bytes per pending item).
+    private func pendingOperations() throws(CLIError) -> [String: String] {
         var latest: [String: (kind: String, sequence: Int)] = [:]
         do throws(StoreError) {
             try store.forEachOperationName { op in
@@ -90,22 +109,26 @@ struct ListPipeline {
         } catch {
             throw .store(error)
         }
-        return latest
+        return latest.mapValues(\.kind)
     }
 
-    /// Merges the sort by id: each row gets its short id and goes on to the sort by order.
-    /// Returns the widest short id.
-    private func shortenIDs(_ byID: ShortIDSort, into ordered: RunSorter) throws(CLIError) -> Int {
+    /// Merges the sort by id: each row gets its number, and its short id in the text form, and
+    /// goes on to the sort by order. Returns the widest short id.
+    private func number(_ byID: ShortIDSort, into ordered: RunSorter) throws(CLIError) -> Int {
         var width = 0
         var failure: FileSystemError?
         do {
-            try byID.merge { payload, shown, unique in
-                let (orderKey, rowBytes) = Self.unframe(payload)
-                var row = ListRow(decoding: rowBytes)
-                row.shortID = ShortIDSort.shortID(row.id, shown: shown)
-                row.unique = unique
-                width = max(width, row.shortID.count)
-                do throws(FileSystemError) { try ordered.add(key: orderKey, payload: row.encoded()) } catch {
+            try byID.merge { payload, shown, unique, key, number in
+                let (fieldKey, rest) = Self.unframe(payload)
+                var row = rest
+                if query.output == .text {
+                    var decoded = ListRow(decoding: rest)
+                    decoded.shortID = ShortIDSort.shortID(decoded.id, shown: shown)
+                    decoded.unique = unique
+                    width = max(width, decoded.shortID.count)
+                    row = decoded.encoded()
+                }
+                do throws(FileSystemError) { try ordered.add(key: fieldKey + ListOrder.tail(number: number, key: key), payload: row) } catch {
                     failure = error
                     return false
                 }
@@ -116,34 +139,6 @@ struct ListPipeline {
         }
         if let failure { throw .store(.io(failure)) }
         return width
-    }
-
-    /// The last sort's merge, printed: up to `--limit` rows, JSON written one element at a time.
-    private func print(_ ordered: RunSorter, widths: [Int]) throws(CLIError) {
-        let printer = ListPrinter(columns: query.columns, widths: widths, color: query.color,
-                                  width: ctx.terminal.isTerminal ? ctx.terminal.width : nil)
-        var count = 0
-        do {
-            try ordered.sorted { record in
-                switch query.output {
-                case .json:
-                    ctx.console.outRaw(Array((count == 0 ? "[\n  " : ",\n  ").utf8) + record.payload)
-                case .jsonLines:
-                    ctx.console.outRaw(record.payload + [10])
-                case .text:
-                    ctx.console.out(printer.line(ListRow(decoding: record.payload)))
-                }
-                count += 1
-                return count < (query.limit ?? Int.max)
-            }
-        } catch {
-            throw .store(.io(error))
-        }
-        if query.output == .json { ctx.console.outRaw(Array((count == 0 ? "[]\n" : "\n]\n").utf8)) }
-    }
-
-    private static func add(_ sorter: RunSorter, _ key: [UInt8], _ payload: [UInt8]) throws(StoreError) {
-        do { try sorter.add(key: key, payload: payload) } catch { throw .io(error) }
     }
 
     private static func io(_ call: () throws(FileSystemError) -> Void) throws(StoreError) {

@@ -8,7 +8,7 @@ struct ListQuery {
 
     var state: State = .pending
     var matches: [FieldMatch] = []
-    /// Keys before the default order (oldest first), which breaks ties.
+    /// Keys before the default order (the items' numbers), which breaks ties.
     var sort: [SortField] = []
     var limit: Int?
     var columns: [ListColumn] = ListColumn.standard

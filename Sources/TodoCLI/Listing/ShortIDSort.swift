@@ -1,11 +1,12 @@
 import TodoBasics
 import TodoModel
 
-/// Short ids for rows of a stream, without holding every id of a table (`ShortIDs` holds them
-/// all: 100 MB at a million). Rows, keyed by table and id, and the bare ids of everything else a
-/// table knows go through a sort by id (`RunSorter`); its merge gives each id the shortest prefix
-/// its two neighbours in the same table do not share (at least `ShortIDs.minimum` characters),
-/// as `ShortIDs` does, and hands each row on with it.
+/// Short ids and numbers for rows of a stream, without holding every id of a table (`ShortIDs`
+/// holds them all: 100 MB at a million). Rows, keyed by table and id, the bare ids of everything
+/// else a table knows and the numbers of the numbers files go through a sort by id
+/// (`RunSorter`); its merge gives each id the shortest prefix its two neighbours in the same
+/// table do not share (at least `ShortIDs.minimum` characters), as `ShortIDs` does, and its
+/// number, and hands each row on with them.
 final class ShortIDSort {
     private let sorter: RunSorter
 
@@ -26,9 +27,16 @@ final class ShortIDSort {
         try sorter.add(key: Self.sortKey(table, key), payload: [])
     }
 
-    /// Every row in id order with how many characters of its id to show and how many of them
-    /// are unique, while `body` returns true.
-    func merge(_ body: (_ row: [UInt8], _ shown: Int, _ unique: Int) -> Bool) throws(FileSystemError) {
+    /// The number of the id `key` (`ItemNumbers`); an id given several keeps the largest.
+    func addNumber(table: String, key: String, number: Int) throws(FileSystemError) {
+        var payload: [UInt8] = [2]
+        ListOrder.integer(UInt64(number), into: &payload)
+        try sorter.add(key: Self.sortKey(table, key), payload: payload)
+    }
+
+    /// Every row in id order with how many characters of its id to show, how many of them are
+    /// unique, its key and its number, while `body` returns true.
+    func merge(_ body: (_ row: [UInt8], _ shown: Int, _ unique: Int, _ key: String, _ number: Int?) -> Bool) throws(FileSystemError) {
         var previous: (table: [UInt8], key: [Unicode.Scalar])? = nil
         var group: (table: [UInt8], key: [Unicode.Scalar], rows: [[UInt8]])? = nil
         var going = true
@@ -39,7 +47,14 @@ final class ShortIDSort {
             if let n = next, n.table == g.table { shared = max(shared, Self.common(g.key, n.key)) }
             let shown = min(g.key.count, max(ShortIDs.minimum, shared + 1))
             let unique = min(g.key.count, shared + 1)
-            for row in g.rows where going && !row.isEmpty { going = body(Array(row.dropFirst()), shown, unique) }
+            var number: Int?
+            for record in g.rows where record.first == 2 && record.count == 9 {
+                var n = 0
+                for byte in record.dropFirst() { n = n << 8 | Int(byte) }
+                number = max(number ?? 0, n)
+            }
+            let key = String(String.UnicodeScalarView(g.key))
+            for row in g.rows where going && row.first == 1 { going = body(Array(row.dropFirst()), shown, unique, key, number) }
             previous = (g.table, g.key)
         }
         try sorter.sorted { record in

@@ -9,8 +9,8 @@ import TodoModel
         Item(id: id, fields: value.map { ["v": $0] } ?? [:], system: SystemProperties(createdAt: created))
     }
 
-    static func order(_ items: [Item], _ sort: [SortField], sequences: [String: Int] = [:]) -> [String] {
-        items.map { ($0.id, ListOrder.key($0, sequence: sequences[$0.id], sort: sort)) }
+    static func order(_ items: [Item], _ sort: [SortField], numbers: [String: Int] = [:]) -> [String] {
+        items.map { ($0.id, ListOrder.key($0, number: numbers[$0.id], sort: sort)) }
             .sorted { RunSorter.less($0.1, $1.1) }.map(\.0)
     }
 
@@ -39,10 +39,14 @@ import TodoModel
         #expect(Self.order(items, [SortField(name: "v", descending: true)]) == ["s", "n", "t", "f", "m", "z"])
     }
 
-    /// The default: createdAt, then local-only items in queue order, ties by id.
-    @Test func theDefaultIsOldestFirstThenQueueOrder() {
-        let items = [Self.item("b", nil, created: "2024-05-01T09:00:02.000Z"), Self.item("local2", nil), Self.item("a", nil, created: "2024-05-01T09:00:02.000Z"),
-                     Self.item("c", nil, created: "2024-05-01T09:00:01.000Z"), Self.item("local1", nil), Self.item("nothing", nil)]
-        #expect(Self.order(items, [], sequences: ["local1": 9, "local2": 10]) == ["c", "a", "b", "local1", "local2", "nothing"])
+    /// The default: the items' numbers (the order they came to this replica), whatever their
+    /// createdAt; items without a number after them, by id; `--sort` keys before it all.
+    @Test func theDefaultIsTheNumbersThenIdsOfItemsWithoutOne() {
+        let items = [Self.item("b", nil, created: "2024-05-01T09:00:01.000Z"), Self.item("local2", nil), Self.item("a", nil, created: "2024-05-01T09:00:02.000Z"),
+                     Self.item("c", nil, created: "2024-05-01T09:00:03.000Z"), Self.item("nothing", nil), Self.item("local1", nil)]
+        let numbers = ["a": 2, "b": 10, "c": 1, "local2": 3]
+        #expect(Self.order(items, [], numbers: numbers) == ["c", "a", "local2", "b", "local1", "nothing"])
+        let byCreated = Self.order(items, [SortField(name: "createdAt", descending: false)], numbers: numbers)
+        #expect(byCreated == ["b", "a", "c", "local2", "local1", "nothing"])
     }
 }

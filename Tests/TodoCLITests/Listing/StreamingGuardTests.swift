@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TodoBasics
 import TodoTestSupport
@@ -5,7 +6,8 @@ import TodoTestSupport
 /// Issue 21 items 4 and 6: `list` and `export` read each item file once and do not hold the
 /// items, counted through the file-system seam and the sorts' own figures (never timed). With a
 /// sort budget of 4 KB (`TODO_TEST_SORT_BUDGET`) the rows go through runs on disk, and the output
-/// is the same as sorted in memory.
+/// is the same as sorted in memory. The items are added with `--id`, so no index of ids is built
+/// and even the default order goes through the sorts (with one, it streams: `NumberedListingTests`).
 @Suite struct StreamingGuardTests {
     static let n = 150
 
@@ -27,6 +29,7 @@ import TodoTestSupport
     func eachItemFileIsReadOnceAndFewRowsAreHeld(_ args: [String]) throws {
         let (dir, fs) = Self.store()
         defer { dir.remove() }
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/.todo/cache/ids"), "no index of ids: the rows are sorted")
         let inMemory = CLIHarness(directory: dir.path, fs: fs).run(args)
         #expect(inMemory.code == 0 && inMemory.err == "", "\(inMemory)")
         fs.reset()
