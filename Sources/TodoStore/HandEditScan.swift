@@ -7,58 +7,79 @@ import TodoModel
 extension Store {
     /// Every hand edit of a table (or of every table). Reads every operation, and the item files
     /// that changed since a scan last found them clean (`ItemStampCache`); then records the clean
-    /// ones for the next scan.
+    /// ones for the next scan. The items folders are walked 2,048 names at a time, so memory
+    /// holds the operations and 16 bytes per clean item, not the listing.
     public func handEdits(table: String? = nil) throws(StoreError) -> [HandEdit] {
         var opsByPath: [String: [PendingOperation]] = [:]
         for op in try operations(table: table) { opsByPath[layout.item(op.table, op.id), default: []].append(op) }
         let cache = ItemStampCache.load(self)
-        var seen = ItemStampCache()
-        seen.entries.reserveCapacity(cache.entries.count)
+        var scan = ItemStampCache.beginScan(self)
+        var edits: [HandEdit] = []
         var added = false
-        var toRead: [String] = []
-        var tableOf: [String: String] = [:]
-        var stamps: [String: FileStamp] = [:]
         for t in try tables() where table == nil || t == table {
             let dir = layout.itemsDirectory(t)
-            let names = try list(dir).filter { $0.hasSuffix(".json") }
-            for (name, stamp) in zip(names, fs.stamps(in: layout.absolute(dir), names: names)) {
-                let path = dir + "/" + name
-                // An item with operations is read anyway: its operations are checked against it.
-                let stamp = opsByPath[path] == nil ? stamp : nil
-                if let stamp, cache.entries[path] == stamp {
-                    seen.entries[path] = stamp
-                    continue
+            var names: [String] = []
+            var failure: StoreError?
+            func drain() -> Bool {
+                defer { names.removeAll(keepingCapacity: true) }
+                var toRead: [String] = []
+                var stamps: [String: FileStamp] = [:]
+                for (name, stamp) in zip(names, fs.stamps(in: layout.absolute(dir), names: names)) {
+                    let path = dir + "/" + name
+                    // An item with operations is read anyway: its operations are checked against it.
+                    let stamp = opsByPath[path] == nil ? stamp : nil
+                    if let stamp, cache.isClean(path, stamp) {
+                        scan.add(path, stamp)
+                        continue
+                    }
+                    toRead.append(path)
+                    stamps[path] = stamp
                 }
-                toRead.append(path)
-                tableOf[path] = t
-                stamps[path] = stamp
+                do throws(StoreError) {
+                    for file in try readItemFiles(toRead, parallel: true) {
+                        let found = handEdits(file, operations: (opsByPath[file.path] ?? []).sorted { $0.sequence < $1.sequence }, table: t)
+                        if found.isEmpty, let stamp = stamps[file.path] {
+                            scan.add(file.path, stamp)
+                            added = true
+                        }
+                        edits += found
+                    }
+                } catch {
+                    failure = error
+                    return false
+                }
+                return true
+            }
+            do {
+                _ = try fs.scanDirectory(layout.absolute(dir)) { name in
+                    guard name.hasSuffix(".json") else { return true }
+                    names.append(name)
+                    return names.count < 2048 || drain()
+                }
+            } catch {
+                ItemStampCache.finish(self, scan, keeping: nil)
+                throw .io(error)
+            }
+            if failure == nil, !names.isEmpty { _ = drain() }
+            if let failure {
+                ItemStampCache.finish(self, scan, keeping: nil)
+                throw failure
             }
         }
-        var edits: [HandEdit] = []
-        for file in try readItemFiles(toRead, parallel: true) {
-            let ops = (opsByPath[file.path] ?? []).sorted { $0.sequence < $1.sequence }
-            let found = handEdits(file, operations: ops, table: tableOf[file.path] ?? "")
-            if found.isEmpty, let stamp = stamps[file.path] {
-                seen.entries[file.path] = stamp
-                added = true
-            }
-            edits += found
-        }
-        if let table {
-            let others = layout.itemsDirectory(table) + "/"
-            for (path, stamp) in cache.entries where !path.hasPrefix(others) { seen.entries[path] = stamp }
-        }
-        // Unchanged when nothing was added and every entry was met again.
-        if added || seen.entries.count != cache.entries.count { seen.save(self) }
+        // Rewritten unless no file read was found clean and every entry was met again.
+        // A scan of one table keeps the other entries (digests do not say their table; an entry
+        // of a file gone or changed is never met again, and the next full scan drops it).
+        let unchanged = !added && scan.count == cache.count
+        ItemStampCache.finish(self, scan, keeping: unchanged ? nil : table == nil ? [] : cache.entries)
         return edits.sorted { $0.path < $1.path }
     }
 
     /// Hand edits of the item files with no pending operation (`hasOperations` says which have
     /// one, by table and encoded id), sorted by path: for `diff`, which finds the others with
     /// their operations. No operation is read, and item files are walked, a batch at a time: each
-    /// is read once, unless the stamp cache `status` keeps (`ItemStampCache`) says it is clean.
-    /// The cache is a table in memory (about 200 bytes an item), so it is used only while its
-    /// file is under `cacheLimit`: past that (some 80,000 items) every file is read, in flat memory.
+    /// is read once, unless the stamp cache `status` keeps (`ItemStampCache`) says it is clean:
+    /// 16 bytes an item in memory, so it is used only while its file is under `cacheLimit`
+    /// (some 4,000,000 items); past that every file is read, in flat memory.
     public func handEditsWithoutOperations(table: String?, hasOperations: (String, String) -> Bool) throws(StoreError) -> [HandEdit] {
         let cacheFile = fs.stamp(layout.absolute(StoreLayout.itemStampsFile))
         let cache = (cacheFile?.size ?? 0) <= Self.cacheLimit ? ItemStampCache.load(self) : ItemStampCache()
@@ -66,8 +87,8 @@ extension Store {
         for t in try tables() where table == nil || t == table {
             let dir = layout.itemsDirectory(t)
             let clean = { (name: String) -> Bool in
-                guard let known = cache.entries[dir + "/" + name] else { return false }
-                return self.fs.stamp(self.layout.absolute(dir + "/" + name)) == known
+                guard cache.count > 0, let stamp = self.fs.stamp(self.layout.absolute(dir + "/" + name)) else { return false }
+                return cache.isClean(dir + "/" + name, stamp)
             }
             try forEachItemFile(table: t, include: { !hasOperations(t, String($0.dropLast(5))) && !clean($0) }) { file throws(StoreError) in
                 edits += handEdits(file, operations: [], table: t)
@@ -76,7 +97,7 @@ extension Store {
         return edits.sorted { $0.path < $1.path }
     }
 
-    static let cacheLimit: Int64 = 8 << 20
+    static let cacheLimit: Int64 = 64 << 20
 
     /// Hand edits of the items that have these operations, and of the operations' copies to send:
     /// what a push would overwrite with the server's copy, or send unlike the item. Reads one item
