@@ -68,6 +68,29 @@ extension Store {
         return items
     }
 
+    /// Whether some item of a table matches, reading item files one at a time only until one
+    /// does (`status` asks whether a table without queries was ever pulled).
+    public func containsItem(table: String, where matches: (Item) -> Bool) throws(StoreError) -> Bool {
+        let dir = layout.itemsDirectory(table)
+        var found = false
+        var failure: StoreError?
+        do {
+            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
+                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
+                do throws(StoreError) {
+                    if let file = try decodeItemFile(dir + "/" + name), matches(file.item) { found = true }
+                } catch {
+                    failure = error
+                }
+                return !found && failure == nil
+            }
+        } catch {
+            throw .io(error)
+        }
+        if let failure { throw failure }
+        return found
+    }
+
     /// Every item file of a table, hand-edited or not. A large table is read on 8 threads.
     public func itemFiles(table: String) throws(StoreError) -> [ItemFile] {
         let dir = layout.itemsDirectory(table)

@@ -115,4 +115,27 @@ import TodoTestSupport
         #expect(fs.fileExists(dir.path + "/.todo/cache/.gitignore"))
         #expect(cli.run("doctor").code == 0, "doctor knows the cache folder")
     }
+
+    /// A table without pull queries is asked whether it holds pulled items (for the line that
+    /// says 'todo pull' stores a query): the first such item file answers, not all of them.
+    @Test func aTableWithoutQueriesIsNotReadWhole() throws {
+        let (dir, cli, reads) = try Self.store(items: 40)
+        defer { dir.remove() }
+        let store = try ConflictStores.open(dir.path)
+        var config = try #require(try store.tableConfig("todoitem"))
+        config.queries = [:]
+        var tx = try store.transaction()
+        tx.putTableConfig(config)
+        for n in 0..<40 {  // every item as a pull leaves it, with a version
+            tx.putItem(Item(id: "item-\(n)", fields: ["text": .string("item \(n)")], system: SystemProperties(version: "AAAAAAAAAAE=")), table: "todoitem")
+        }
+        try store.commit(tx)
+        store.close()
+        usleep(50_000)
+        #expect(cli.run("status").code == 0)
+        reads.reset()
+        let status = cli.run("status")
+        #expect(status.out.contains("todoitem  pulled, but no query is stored"), "\(status)")
+        #expect(reads.count == 1, "one item file read: \(reads.paths)")
+    }
 }

@@ -74,7 +74,7 @@ struct StatusReport {
         for t in try store.tables() where table == nil || t == table {
             guard let config = try store.tableConfig(t) else { continue }
             tables.append(config)
-            if config.queries.isEmpty, try store.itemFiles(table: t).contains(where: { $0.item.system.version != nil }) {
+            if config.queries.isEmpty, try store.containsItem(table: t, where: { $0.system.version != nil }) {
                 pulledWithoutQuery.append(config.name)
             }
         }
