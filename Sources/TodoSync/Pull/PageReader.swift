@@ -18,7 +18,7 @@ struct PageReader {
         /// The pull stops here (network, authentication, 5xx, redirect); what was committed stays.
         case stopped(SyncStop)
         /// The server does not page as asked (`PageProgress`): the pull stops, what was committed stays.
-        case notPaging(reason: String)
+        case notPaging(PagingFault)
     }
 
     let client: TableClient
@@ -85,7 +85,7 @@ struct PageReader {
                 }
             }
             guard let raw = reply.rows else {
-                return .stopped(client.notATableAnswer(reply, expected: "a list of rows"))
+                return .stopped(client.notATableAnswer(reply))
             }
             // Before any row of the page is used: a page is applied whole or not at all.
             if IntegerIDTable.shown(by: reply) { return .rejected(IntegerIDTable.message(table)) }
@@ -109,7 +109,7 @@ struct PageReader {
                 rows.append(normalized.item)
             }
             if let fault = progress.check(rows, received: raw.count, mode: cursor.mode, bound: cursor.updatedAt) {
-                return .notPaging(reason: fault.reason)
+                return .notPaging(fault)
             }
             return .page(rows: rows, received: raw.count)
         }

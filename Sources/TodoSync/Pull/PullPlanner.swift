@@ -56,14 +56,14 @@ enum PullPlanner {
         case stop(SyncStop)
     }
 
-    /// `received`: the rows this query applied so far, for the stop's sentence.
+    /// `received`: the rows this query applied so far, which a stop names.
     static func step(_ next: PageReader.Next, query: PullQuery, received: Int) -> Step {
         switch next {
         case .page(let rows, let n): .apply(rows: rows, received: n)
         case .end: .finish
         case .rejected(let why): .skipQuery(reason: why)
         case .stopped(let stop): .stop(stop)
-        case .notPaging(let reason): .stop(notPaging(reason, query: query, received: received))
+        case .notPaging(let fault): .stop(SyncStop(.notPaging(fault, read: .pull(table: query.table, queryID: query.id), rows: received)))
         }
     }
 
@@ -102,12 +102,5 @@ enum PullPlanner {
         hard ? "the server deletes rows of '\(table)' for good (hard delete): rows that other replicas delete there "
             + "stay in this replica, since pulls never show them; 'todo purge --table \(table)' then 'todo pull' drops them"
             : "the server now keeps the deleted rows of '\(table)' (soft delete): pulls show deletions again"
-    }
-
-    /// The stop for a server whose pages stop making progress: exit 4, and the pages applied stay.
-    static func notPaging(_ reason: String, query: PullQuery, received: Int) -> SyncStop {
-        let what = query.id.map { "query '\($0)' of \(query.table)" } ?? "the pull of \(query.table)"
-        return SyncStop(.server, message: "the server does not page as asked: \(reason). "
-                        + "\(what) stopped after \(received) rows, which are kept; check the remote URL, or a proxy in between")
     }
 }

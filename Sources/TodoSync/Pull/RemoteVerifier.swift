@@ -57,8 +57,8 @@ public final class RemoteVerifier {
                 case .stopped(let stop):
                     report.stop = stop
                     return report
-                case .notPaging(let reason):
-                    report.stop = SyncStop(.server, message: "the server does not page as asked: \(reason); the check of \(name) stopped after \(result.rows) rows")
+                case .notPaging(let fault):
+                    report.stop = SyncStop(.notPaging(fault, read: .check(table: name), rows: result.rows))
                     return report
                 case .rejected(let why):
                     result.rejected = why

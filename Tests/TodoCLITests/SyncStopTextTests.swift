@@ -1,0 +1,87 @@
+import Testing
+@testable import TodoCLI
+import TodoModel
+import TodoSync
+
+/// Each reason a push, pull or check stops, as the sentence the user reads (`SyncStopText`), one
+/// row a reason. The sync library returns the reason; these sentences are the interface.
+@Suite struct SyncStopTextTests {
+    struct Row: CustomTestStringConvertible, Sendable {
+        var reason: SyncStop.Reason
+        var sentence: String
+        var testDescription: String { sentence }
+        init(_ reason: SyncStop.Reason, _ sentence: String) {
+            self.reason = reason
+            self.sentence = sentence
+        }
+    }
+
+    static let remote = RemoteEndpoint(scheme: .https, host: "todo.example", port: 8443, basePath: "/api")
+    static let checkURL = "check the URL (it should be the table server's base URL, e.g. https://todo.example:8080)"
+
+    static let rows: [Row] = [
+        Row(.refused(status: 401, serverMessage: "The token expired."),
+            "the server refused the token/key (401): The token expired; "
+                + "check 'todo remote set --token-file FILE' (a user's token) or '--app-key-file FILE' (the app key)"),
+        Row(.refused(status: 403, serverMessage: nil),
+            "the server refused the token/key (403); "
+                + "check 'todo remote set --token-file FILE' (a user's token) or '--app-key-file FILE' (the app key)"),
+        Row(.serverTrouble(status: 503, serverMessage: "The storage is unavailable."),
+            "after 3 attempts the server still answered 503: The storage is unavailable; try again later"),
+        Row(.serverTrouble(status: 502, serverMessage: nil), "after 3 attempts the server still answered 502; try again later"),
+        Row(.requestTimedOut, "the server timed out the request (408) 3 times"),
+        Row(.network(.cannotConnect(endpoint: "127.0.0.1:9", reason: "Connection refused")),
+            "cannot connect to 127.0.0.1:9: Connection refused"),
+        Row(.unexpectedLookupAnswer(status: 418, table: "todoitem", id: "a1", serverMessage: "teapot."),
+            "unexpected answer 418 to the query for todoitem/a1: teapot."),
+        Row(.unexpectedLookupAnswer(status: 418, table: "todoitem", id: "a1", serverMessage: nil),
+            "unexpected answer 418 to the query for todoitem/a1"),
+        Row(.methodNotAllowed(method: "PATCH", table: "todoitem"), "the server does not allow PATCH on table 'todoitem' (405)"),
+        Row(.noTable("notes"), "the server has no table 'notes'"),
+        Row(.integerIDs(table: "orders", status: 201),
+            "table 'orders' uses integer ids (autoIncrement); todo syncs only tables with string ids"),
+        Row(.undeleteUnread(id: "a1"),
+            "the undelete of a1 succeeded but the server copy could not be read; run 'todo push' again"),
+        Row(.idFilterIgnored(table: "todoitem", id: "a1", status: 200),
+            "the server ignored $filter=id eq 'a1' (it answered rows of other ids), so the server copy of todoitem/a1 cannot be "
+                + "known; the operation stays queued. Check the remote URL, or a proxy in between"),
+        Row(.notPaging(.samePageAgain, read: .pull(table: "todoitem", queryID: "q"), rows: 120),
+            "the server does not page as asked: it answered the same page again (it ignores $skip). query 'q' of todoitem "
+                + "stopped after 120 rows, which are kept; check the remote URL, or a proxy in between"),
+        Row(.notPaging(.outOfOrder, read: .pull(table: "todoitem", queryID: nil), rows: 0),
+            "the server does not page as asked: its rows are not in updatedAt order (it ignores $orderby), so paging by $skip "
+                + "would miss rows. the pull of todoitem stopped after 0 rows, which are kept; check the remote URL, or a proxy in between"),
+        Row(.notPaging(.beforeTheBound, read: .check(table: "todoitem"), rows: 50),
+            "the server does not page as asked: it answered rows before the requested updatedAt (it ignores $filter); "
+                + "the check of todoitem stopped after 50 rows"),
+        Row(.notPaging(.nothingNew(rows: 300), read: .check(table: "todoitem"), rows: 250),
+            "the server does not page as asked: its last 300 rows were all rows this pull already had (it ignores $filter or $skip); "
+                + "the check of todoitem stopped after 250 rows"),
+        Row(.wrongURL(.otherJSON(status: 200), remote: remote),
+            "https://todo.example:8443/api answered 200 with JSON that is not a list of rows, not the table protocol: \(checkURL)"),
+        Row(.wrongURL(.redirectNowhere(status: 302), remote: remote),
+            "https://todo.example:8443/api answered a redirect (302) without saying where to: \(checkURL)"),
+        Row(.wrongURL(.redirect(status: 301, location: "https://other.example/api/tables/todoitem", remoteURL: "https://other.example/api"),
+                      remote: remote),
+            "https://todo.example:8443/api redirects to https://other.example/api/tables/todoitem: "
+                + "set that URL with 'todo remote set https://other.example/api'"),
+        Row(.wrongURL(.webPage(status: 404, mediaType: "text/html"), remote: remote),
+            "https://todo.example:8443/api answered with a web page (text/html, status 404), not the table protocol: \(checkURL)"),
+        Row(.wrongURL(.webPage(status: 200, mediaType: "application/xhtml+xml"), remote: nil),
+            "the remote answered with a web page (application/xhtml+xml, status 200), not the table protocol: "
+                + "check the URL (it should be the table server's base URL, e.g. http://host:8080)"),
+    ]
+
+    @Test("each stop's sentence", arguments: rows) func sentence(_ row: Row) {
+        #expect(SyncStopText.sentence(SyncStop(row.reason)) == row.sentence)
+    }
+
+    @Test("--json's stop: its kind, status and sentence") func json() {
+        let stop = SyncStop(.methodNotAllowed(method: "DELETE", table: "todoitem"))
+        #expect(SyncRenderer.stopJSON(stop) == ["kind": "config", "status": 405,
+                                                "message": "the server does not allow DELETE on table 'todoitem' (405)"])
+        #expect(SyncRenderer.stopJSON(SyncStop(.undeleteUnread(id: "a1")))
+                == ["kind": "server", "status": .null,
+                    "message": "the undelete of a1 succeeded but the server copy could not be read; run 'todo push' again"])
+    }
+}
