@@ -85,3 +85,49 @@ import TodoSync
                     "message": "the undelete of a1 succeeded but the server copy could not be read; run 'todo push' again"])
     }
 }
+
+/// What a pull tells besides its counts (`PullNoticeText`), one row a case: refusals, notes, warnings.
+@Suite struct PullNoticeTextTests {
+    static let refusals: [(QueryRefusal, String)] = [
+        (.noTable("notes"), "the server has no table 'notes'"),
+        (.rejected(status: 400, serverMessage: "bad filter"), "the server rejected the query (400): bad filter"),
+        (.rejected(status: 422, serverMessage: nil), "the server rejected the query (422)"),
+        (.integerIDs(table: "orders"), "table 'orders' uses integer ids (autoIncrement); todo syncs only tables with string ids"),
+    ]
+
+    @Test("each refusal's sentence", arguments: refusals) func refusal(_ refusal: QueryRefusal, _ sentence: String) {
+        #expect(PullNoticeText.refusal(refusal) == sentence)
+    }
+
+    static let notes: [(PullNote, String)] = [
+        (.filterChanged(queryID: "open"), "the filter of query 'open' changed; pulling it from the beginning"),
+        (.cannotPageByID, "the server cannot page by (updatedAt, id); using updatedAt and $skip"),
+        (.rowsOutOfOrder, "the server returned rows out of (updatedAt, id) order; using updatedAt and $skip"),
+        (.deletesForGood(table: "todoitem"),
+         "the server deletes rows of 'todoitem' for good (hard delete): rows that other replicas delete there stay in this "
+            + "replica, since pulls never show them; 'todo purge --table todoitem' then 'todo pull' drops them"),
+        (.deletesKept(table: "todoitem"), "the server now keeps the deleted rows of 'todoitem' (soft delete): pulls show deletions again"),
+    ]
+
+    @Test("each note's sentence", arguments: notes) func note(_ note: PullNote, _ sentence: String) {
+        #expect(PullNoticeText.note(note) == sentence)
+    }
+
+    static let remote = RemoteEndpoint(scheme: .http, host: "127.0.0.1", port: 8080)
+    static let warnings: [(PullWarning, String)] = [
+        (.rowWithoutID(row: #"{"text":"x"}"#), #"skipped a row without a valid id: {"text":"x"}"#),
+        (.memberIgnored(name: "$odd"), "ignored member '$odd' (not a user field name)"),
+        (.idsDifferInCase(table: "todoitem", first: "Ab", second: "aB"),
+         "the server has rows 'Ab' and 'aB' in todoitem, ids that differ only in case; the replica keeps one item, the last one pulled"),
+        (.cannotListTables(.status(404), remote: remote),
+         "http://127.0.0.1:8080 cannot list its tables (GET /tables answered 404): it is not a todo-server, or an older one; "
+            + "name each table you want: 'todo pull --table NAME'"),
+        (.cannotListTables(.notAList, remote: nil),
+         "the remote answered the list of tables with something else than a list, so it cannot list its tables; "
+            + "name each table you want: 'todo pull --table NAME'"),
+    ]
+
+    @Test("each warning's sentence", arguments: warnings) func warning(_ warning: PullWarning, _ sentence: String) {
+        #expect(PullNoticeText.warning(warning) == sentence)
+    }
+}

@@ -71,11 +71,6 @@ enum SyncStopText {
     }
 }
 
-extension SyncStop {
-    /// The stop's sentence for people (`SyncStopText`).
-    var message: String { SyncStopText.sentence(self) }
-}
-
 extension String {
     /// The server's sentence without its full stop, to go on inside ours.
     fileprivate var trimmingFinalStop: String { hasSuffix(".") ? String(dropLast()) : self }

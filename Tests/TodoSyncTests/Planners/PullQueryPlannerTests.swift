@@ -124,26 +124,26 @@ import TodoModel
         let switchedToSkip: Bool
         let serverSoftDelete: Bool?
         let after: TableConfig
-        let noted: Bool
+        let note: PullNote?
         var testDescription: String { spec }
     }
 
     static let learnt: [LearnCase] = [
         LearnCase(spec: "§10.5.5 switches to fallback for the rest of the pull, saving the mode in the table config", before: config(),
-                  switchedToSkip: true, serverSoftDelete: nil, after: config(mode: .skip), noted: false),
+                  switchedToSkip: true, serverSoftDelete: nil, after: config(mode: .skip), note: nil),
         LearnCase(spec: "§5.7 the server deletes rows for good: said once", before: config(), switchedToSkip: false,
-                  serverSoftDelete: false, after: config(hardDelete: true), noted: true),
+                  serverSoftDelete: false, after: config(hardDelete: true), note: .deletesForGood(table: "todoitem")),
         LearnCase(spec: "§5.7 the server keeps deleted rows again: said once", before: config(hardDelete: true), switchedToSkip: false,
-                  serverSoftDelete: true, after: config(), noted: true),
+                  serverSoftDelete: true, after: config(), note: .deletesKept(table: "todoitem")),
         LearnCase(spec: "§5.7 nothing new about deletes: nothing said", before: config(hardDelete: true), switchedToSkip: false,
-                  serverSoftDelete: false, after: config(hardDelete: true), noted: false),
+                  serverSoftDelete: false, after: config(hardDelete: true), note: nil),
     ]
 
     @Test("what the server's answers teach", arguments: learnt) func learn(_ c: LearnCase) {
         var config = c.before
         let note = PullPlanner.learn(&config, table: "todoitem", switchedToSkip: c.switchedToSkip, serverSoftDelete: c.serverSoftDelete)
         #expect(config == c.after)
-        #expect((note != nil) == c.noted)
+        #expect(note == c.note)
     }
 
     // MARK: Answers (§5.3, §5.9.2)
@@ -152,8 +152,7 @@ import TodoModel
         let row = PullRowPlannerTests.v1
         #expect(PullPlanner.step(.page(rows: [row], received: 2), query: Self.storedQuery, received: 0) == .apply(rows: [row], received: 2))
         #expect(PullPlanner.step(.end, query: Self.storedQuery, received: 0) == .finish)
-        #expect(PullPlanner.step(.rejected("the server has no table 'todoitem'"), query: Self.storedQuery, received: 0)
-                == .skipQuery(reason: "the server has no table 'todoitem'"))
+        #expect(PullPlanner.step(.rejected(.noTable("todoitem")), query: Self.storedQuery, received: 0) == .skipQuery(.noTable("todoitem")))
         let network = SyncStop.network(.cannotConnect(endpoint: "127.0.0.1:9", reason: "Connection refused"))
         #expect(PullPlanner.step(.stopped(network), query: Self.storedQuery, received: 0) == .stop(network))
         let stop = PullPlanner.step(.notPaging(.samePageAgain), query: Self.storedQuery, received: 120)
