@@ -44,11 +44,20 @@ enum SyncRenderer {
         case .replayed(let rule): "ok (replayed: \(rule))"
         case .merged: "ok (auto-merged)"
         case .absorbed: "ok (already on the server)"
-        case .conflict(let status, let description): "conflict (\(status.map(String.init) ?? "-")): \(description)"
+        case .conflict(let status, let kind, let fields): "conflict (\(status.map(String.init) ?? "-")): \(conflict(kind, fields))"
         case .rejected(let status, let message): "rejected (\(status.map(String.init) ?? "-")): \(message ?? "no message")"
         case .held: "held (conflict open)"
         case .stopped: "not sent (push stopped)"
         }
+    }
+
+    /// The conflict's kind (sync.md §7.3), with the clashing fields when there are any:
+    /// "text changed on both sides", "added on both sides (text differs)".
+    static func conflict(_ kind: String, _ fields: [String]) -> String {
+        guard !fields.isEmpty else { return kind }
+        let names = fields.joined(separator: ", ")
+        if kind == "changed on both sides" { return "\(names) changed on both sides" }
+        return "\(kind) (\(names) \(fields.count == 1 ? "differs" : "differ"))"
     }
 
     static func pushJSON(_ r: PushReport) -> JSONValue {
