@@ -131,3 +131,54 @@ import TodoSync
         #expect(PullNoticeText.warning(warning) == sentence)
     }
 }
+
+/// A push's per-op result as its line shows it (`SyncRenderer.describe`), one row a form.
+@Suite struct PushLineTextTests {
+    static let rows: [(PushReport.Line.Result, String)] = [
+        (.conflict(status: 412, kind: "changed on both sides", fields: ["text"]), "conflict (412): text changed on both sides"),
+        (.conflict(status: 409, kind: "added on both sides", fields: ["text", "due"]), "conflict (409): added on both sides (text, due differ)"),
+        (.conflict(status: 409, kind: "added on both sides", fields: ["text"]), "conflict (409): added on both sides (text differs)"),
+        (.conflict(status: nil, kind: "changed here, deleted there", fields: []), "conflict (-): changed here, deleted there"),
+        (.rejected(status: 400, message: nil), "rejected (400): no message"),
+        (.replayed("already applied"), "ok (replayed: already applied)"),
+    ]
+
+    @Test("each result's words", arguments: rows) func line(_ result: PushReport.Line.Result, _ text: String) {
+        #expect(SyncRenderer.describe(result) == text)
+    }
+}
+
+/// Why a request got no answer, as the line the user reads (`TransportFailureText`), one row a
+/// failure and a TLS trouble.
+@Suite struct TransportFailureTextTests {
+    static let rows: [(TransportFailure, String)] = [
+        (.cannotResolve(host: "nowhere.example", reason: "Name or service not known"),
+         "cannot resolve host 'nowhere.example': Name or service not known"),
+        (.cannotConnect(endpoint: "127.0.0.1:9", reason: "Connection refused"), "cannot connect to 127.0.0.1:9: Connection refused"),
+        (.timedOut(seconds: 30, requestSent: true), "no response within 30 s"),
+        (.timedOut(seconds: 0.3, requestSent: false), "no response within 0.3 s"),
+        (.connectionLost(reason: "connection reset by peer", requestSent: true), "the connection was lost: connection reset by peer"),
+        (.badResponse(reason: "no status line"), "the server's answer is not valid HTTP: no status line"),
+        (.tlsFailed(reason: "certificate verify failed: Hostname mismatch"),
+         "the server's TLS certificate is for another host name: use the name it was made for in the remote URL"),
+        (.tlsFailed(reason: "certificate verify failed: certificate has expired"),
+         "the server's TLS certificate is out of its validity dates: the server needs a new certificate"),
+        (.tlsFailed(reason: "SSL certificate problem: self-signed certificate"),
+         "the server's TLS certificate is not trusted (self-signed certificate): give the CA that signed it with "
+            + "'todo remote set --ca-file PATH' (or add it to the system's certificate store)"),
+        (.tlsFailed(reason: "cannot load the CA file /x.pem: no certificate in it"),
+         "the CA file cannot be used (cannot load the CA file /x.pem: no certificate in it): set a PEM file with 'todo remote set --ca-file PATH'"),
+        (.tlsFailed(reason: "error:0A00010B:SSL routines::wrong version number"),
+         "the server does not speak TLS on this port: check the port, or use an http:// URL"),
+        (.tlsFailed(reason: "no TLS handshake within 2 s"), "TLS handshake failed: no TLS handshake within 2 s"),
+    ]
+
+    @Test("each failure's line", arguments: rows) func line(_ failure: TransportFailure, _ text: String) {
+        #expect(TransportFailureText.sentence(failure) == text)
+    }
+
+    @Test("a network stop says its failure's line") func networkStop() {
+        let failure = TransportFailure.tlsFailed(reason: "error:0A00010B:SSL routines::wrong version number")
+        #expect(SyncStopText.sentence(SyncStop(.network(failure))) == TransportFailureText.sentence(failure))
+    }
+}

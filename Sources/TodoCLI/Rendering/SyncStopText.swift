@@ -14,7 +14,7 @@ enum SyncStopText {
         case .requestTimedOut:
             "the server timed out the request (408) 3 times"
         case .network(let failure):
-            failure.message
+            TransportFailureText.sentence(failure)
         case .unexpectedLookupAnswer(let status, let table, let id, let said):
             "unexpected answer \(status) to the query for \(table)/\(id)\(said.map { ": " + $0 } ?? "")"
         case .methodNotAllowed(let method, let table):
