@@ -48,7 +48,7 @@ struct CloneCommand: Command {
         if let stop = report.stop {
             if report.queries.allSatisfy({ $0.pages == 0 }) {
                 // Not the pull's "run 'todo pull' again": there is no replica left to pull into.
-                ctx.console.err("error: \(stop.message)")
+                ctx.console.err("error: \(SyncStopText.sentence(stop))")
                 takeBack(store, root: root, folder: folderExisted ? nil : folder, ctx)
                 ctx.console.err("hint: nothing was pulled, so the clone was taken back (\(folderExisted ? root : folder) removed); check the URL, then run the clone again")
             } else {

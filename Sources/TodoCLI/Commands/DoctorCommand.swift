@@ -51,7 +51,7 @@ struct DoctorCommand: Command {
             if let remote { for line in VerifyRenderer.text(remote) { ctx.console.out(line) } }
         }
         if let remote {
-            for warning in remote.warnings { ctx.console.err("warning: \(warning)") }
+            for warning in remote.warnings { ctx.console.err("warning: \(PullNoticeText.warning(warning))") }
             if let stop = remote.stop { for line in SyncRenderer.stopLines(stop, command: "doctor --remote") { ctx.console.err(line) } }
         }
         if !report.problems.isEmpty {

@@ -44,11 +44,20 @@ enum SyncRenderer {
         case .replayed(let rule): "ok (replayed: \(rule))"
         case .merged: "ok (auto-merged)"
         case .absorbed: "ok (already on the server)"
-        case .conflict(let status, let description): "conflict (\(status.map(String.init) ?? "-")): \(description)"
+        case .conflict(let status, let kind, let fields): "conflict (\(status.map(String.init) ?? "-")): \(conflict(kind, fields))"
         case .rejected(let status, let message): "rejected (\(status.map(String.init) ?? "-")): \(message ?? "no message")"
         case .held: "held (conflict open)"
         case .stopped: "not sent (push stopped)"
         }
+    }
+
+    /// The conflict's kind (sync.md §7.3), with the clashing fields when there are any:
+    /// "text changed on both sides", "added on both sides (text differs)".
+    static func conflict(_ kind: String, _ fields: [String]) -> String {
+        guard !fields.isEmpty else { return kind }
+        let names = fields.joined(separator: ", ")
+        if kind == "changed on both sides" { return "\(names) changed on both sides" }
+        return "\(kind) (\(names) \(fields.count == 1 ? "differs" : "differ"))"
     }
 
     static func pushJSON(_ r: PushReport) -> JSONValue {
@@ -73,7 +82,7 @@ enum SyncRenderer {
         // A query the stop cut off before its first page has nothing to report.
         for q in r.queries where !(r.stop != nil && q.pages == 0) {
             let name = q.queryID.map { "query '\($0)'" } ?? "one-off filter"
-            for note in q.notes { lines.append("\(q.table) \(name): \(note)") }
+            for note in q.notes { lines.append("\(q.table) \(name): \(PullNoticeText.note(note))") }
             if q.rejected != nil { continue }
             var parts = ["\(q.received) row\(q.received == 1 ? "" : "s")", "\(q.created) created", "\(q.updated) updated",
                          "\(q.removed) removed"]
@@ -95,12 +104,12 @@ enum SyncRenderer {
                     "updated": .number(Double(q.updated)), "removed": .number(Double(q.removed)),
                     "merged": .number(Double(q.merged)), "absorbed": .number(Double(q.absorbed)),
                     "conflicts": .number(Double(q.conflicts)), "skippedSealed": .number(Double(q.skippedSealed)),
-                    "pages": .number(Double(q.pages)), "rejected": q.rejected.map { .string($0) } ?? .null,
+                    "pages": .number(Double(q.pages)), "rejected": q.rejected.map { .string(PullNoticeText.refusal($0)) } ?? .null,
                     "token": q.token.map { ["updatedAt": .string($0.updatedAt), "id": $0.id.map { .string($0) } ?? .null] } ?? .null,
-                    "notes": .array(q.notes.map { .string($0) }),
+                    "notes": .array(q.notes.map { .string(PullNoticeText.note($0)) }),
                 ]
             }),
-            "warnings": .array(r.warnings.map { .string($0) }),
+            "warnings": .array(r.warnings.map { .string(PullNoticeText.warning($0)) }),
             "openConflicts": .number(Double(r.openConflicts)),
             "stop": stopJSON(r.stop),
         ]
@@ -109,13 +118,14 @@ enum SyncRenderer {
     static func stopJSON(_ stop: SyncStop?) -> JSONValue {
         guard let stop else { return .null }
         return ["kind": .string(stop.kind.rawValue), "status": stop.status.map { .number(Double($0)) } ?? .null,
-                "message": .string(stop.message)]
+                "message": .string(SyncStopText.sentence(stop))]
     }
 
     /// The stop as an error on stderr, with what to do.
     static func stopLines(_ stop: SyncStop, command: String) -> [String] {
         // Its one sentence already says what to check.
-        if stop.kind == .wrongURL { return ["error: \(stop.message)"] }
+        let sentence = SyncStopText.sentence(stop)
+        if stop.kind == .wrongURL { return ["error: \(sentence)"] }
         let hint: String
         switch stop.kind {
         case .network where stop.tlsFailed: hint = "nothing was lost; run 'todo \(command)' again once that is fixed"
@@ -123,7 +133,7 @@ enum SyncRenderer {
         case .auth: hint = "nothing was lost; fix the token or app key, then run 'todo \(command)' again"
         case .config, .wrongURL: hint = "nothing was lost; see 'todo remote'"
         }
-        return ["error: \(stop.message)", "hint: \(hint)"]
+        return ["error: \(sentence)", "hint: \(hint)"]
     }
 }
 

@@ -28,7 +28,7 @@ enum VerifyRenderer {
     static func json(_ r: RemoteVerifier.Report) -> JSONValue {
         [
             "tables": .array(r.tables.map { t in
-                ["table": .string(t.table), "rows": .number(Double(t.rows)), "rejected": t.rejected.map { .string($0) } ?? .null]
+                ["table": .string(t.table), "rows": .number(Double(t.rows)), "rejected": t.rejected.map { .string(PullNoticeText.refusal($0)) } ?? .null]
             }),
             "differences": .array(r.differences.map { d in
                 var o: [String: JSONValue] = [
@@ -44,7 +44,7 @@ enum VerifyRenderer {
             }),
             "repaired": .bool(r.repaired && !r.differences.isEmpty),
             "receipts": .array(r.receipts.map { .number(Double($0)) }),
-            "warnings": .array(r.warnings.map { .string($0) }),
+            "warnings": .array(r.warnings.map { .string(PullNoticeText.warning($0)) }),
             "stop": SyncRenderer.stopJSON(r.stop),
         ]
     }

@@ -46,14 +46,14 @@ enum SyncRunner {
             let kept = report.remaining == 1 ? "your 1 change is kept" : "your \(report.remaining) changes are kept"
             if stop.kind == .network && stop.tlsFailed {
                 // Not a server that is down: its sentence says what to fix.
-                ctx.console.err("error: \(report.remote): \(stop.message); \(kept)")
+                ctx.console.err("error: \(report.remote): \(SyncStopText.sentence(stop)); \(kept)")
                 ctx.console.err("hint: run 'todo push' again once that is fixed")
             } else if stop.kind == .network {
                 // The usual case is a server that is down: say where, and that nothing is lost.
-                ctx.console.err("error: could not reach \(report.remote) (\(stop.message)); \(kept)")
+                ctx.console.err("error: could not reach \(report.remote) (\(SyncStopText.sentence(stop))); \(kept)")
                 ctx.console.err("hint: run 'todo push' again when the server is reachable")
             } else if stop.kind == .wrongURL {
-                ctx.console.err("error: \(stop.message); \(kept)")
+                ctx.console.err("error: \(SyncStopText.sentence(stop)); \(kept)")
             } else {
                 for line in SyncRenderer.stopLines(stop, command: "push") { ctx.console.err(line) }
             }
@@ -83,10 +83,10 @@ enum SyncRunner {
         } else {
             for line in SyncRenderer.pullText(report, resolve: resolveHint(store, open: report.openConflicts)) { ctx.console.out(line) }
         }
-        for warning in report.warnings { ctx.console.err("warning: \(warning)") }
+        for warning in report.warnings { ctx.console.err("warning: \(PullNoticeText.warning(warning))") }
         for q in report.queries {
             if let rejected = q.rejected {
-                ctx.console.err("error: \(q.table) query '\(q.queryID ?? "(one-off)")': \(rejected)")
+                ctx.console.err("error: \(q.table) query '\(q.queryID ?? "(one-off)")': \(PullNoticeText.refusal(rejected))")
             }
         }
         if printStop, let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull") { ctx.console.err(line) } }
@@ -102,8 +102,8 @@ enum SyncRunner {
         } else {
             for line in VerifyRenderer.text(report) { ctx.console.out(line) }
         }
-        for warning in report.warnings { ctx.console.err("warning: \(warning)") }
-        for t in report.tables { if let rejected = t.rejected { ctx.console.err("error: \(t.table): \(rejected)") } }
+        for warning in report.warnings { ctx.console.err("warning: \(PullNoticeText.warning(warning))") }
+        for t in report.tables { if let rejected = t.rejected { ctx.console.err("error: \(t.table): \(PullNoticeText.refusal(rejected))") } }
         if let stop = report.stop { for line in SyncRenderer.stopLines(stop, command: "pull --verify") { ctx.console.err(line) } }
         return report
     }

@@ -20,21 +20,7 @@ import TodoModel
 /// cursor's `updatedAt`; older ones are forgotten, so memory follows the rows sharing the latest
 /// timestamps, not the table.
 struct PageProgress {
-    enum Fault: Equatable {
-        case samePageAgain
-        case outOfOrder
-        case beforeTheBound
-        case nothingNew(rows: Int)
-
-        var reason: String {
-            switch self {
-            case .samePageAgain: "it answered the same page again (it ignores $skip)"
-            case .outOfOrder: "its rows are not in updatedAt order (it ignores $orderby), so paging by $skip would miss rows"
-            case .beforeTheBound: "it answered rows before the requested updatedAt (it ignores $filter)"
-            case .nothingNew(let rows): "its last \(rows) rows were all rows this pull already had (it ignores $filter or $skip)"
-            }
-        }
-    }
+    typealias Fault = PagingFault
 
     let pageSize: Int
     /// Hash of each remembered row → its updatedAt in ticks (nil when it has none or it does not parse).

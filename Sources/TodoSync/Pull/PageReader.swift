@@ -14,11 +14,11 @@ struct PageReader {
         /// An empty page: the query is done.
         case end
         /// The server refused the query (400, or 404 for a missing table); other queries go on.
-        case rejected(String)
+        case rejected(QueryRefusal)
         /// The pull stops here (network, authentication, 5xx, redirect); what was committed stays.
         case stopped(SyncStop)
         /// The server does not page as asked (`PageProgress`): the pull stops, what was committed stays.
-        case notPaging(reason: String)
+        case notPaging(PagingFault)
     }
 
     let client: TableClient
@@ -32,11 +32,11 @@ struct PageReader {
     private(set) var switchedToSkip = false
     /// Whether the server keeps this table's deleted rows, when its answers said (`ServerTableSettings`).
     private(set) var serverSoftDelete: Bool?
-    /// Notes for people, said once each, with the page they concern.
-    private(set) var notes: [String] = []
+    /// Notes, said once each, with the page they concern.
+    private(set) var notes: [PullNote] = []
     /// Warnings about rows: members dropped, rows without a valid id (each member name once).
-    private(set) var warnings: [String] = []
-    private var pendingSwitchNote: String?
+    private(set) var warnings: [PullWarning] = []
+    private var pendingSwitchNote: PullNote?
     private var warnedNames = Set<String>()
     private var progress: PageProgress
 
@@ -54,7 +54,7 @@ struct PageReader {
     var token: TableConfig.Token? { cursor.token }
 
     /// Takes the notes and warnings gathered so far.
-    mutating func takeMessages() -> (notes: [String], warnings: [String]) {
+    mutating func takeMessages() -> (notes: [PullNote], warnings: [PullWarning]) {
         defer { notes = []; warnings = [] }
         return (notes, warnings)
     }
@@ -74,21 +74,21 @@ struct PageReader {
                     // The server cannot filter or order on id: the same page again, in skip mode (§10.5.5).
                     cursor.fallBack(to: committed)
                     switchedToSkip = true
-                    pendingSwitchNote = "the server cannot page by (updatedAt, id); using updatedAt and $skip"
+                    pendingSwitchNote = .cannotPageByID
                     continue
                 }
                 switch reply.status {
                 case 401, 403: return .stopped(.auth(reply))
-                case 404: return .rejected("the server has no table '\(table)'")
+                case 404: return .rejected(.noTable(table))
                 case 408, 429, 500...599: return .stopped(.server(reply))
-                default: return .rejected("the server rejected the query (\(reply.status))\(reply.message.map { ": " + $0 } ?? "")")
+                default: return .rejected(.rejected(status: reply.status, serverMessage: reply.message))
                 }
             }
             guard let raw = reply.rows else {
-                return .stopped(client.notATableAnswer(reply, expected: "a list of rows"))
+                return .stopped(client.notATableAnswer(reply))
             }
             // Before any row of the page is used: a page is applied whole or not at all.
-            if IntegerIDTable.shown(by: reply) { return .rejected(IntegerIDTable.message(table)) }
+            if IntegerIDTable.shown(by: reply) { return .rejected(.integerIDs(table: table)) }
             if let soft = reply.tableSettings?.softDelete { serverSoftDelete = soft }
             // A query the server goes on to reject did not switch: say so only once a page is in.
             if let note = pendingSwitchNote {
@@ -100,16 +100,16 @@ struct PageReader {
             rows.reserveCapacity(raw.count)
             for value in raw {
                 guard let normalized = WireItem.normalize(value) else {
-                    warnings.append("skipped a row without a valid id: \(String(value.compactText.prefix(80)))")
+                    warnings.append(.rowWithoutID(row: String(value.compactText.prefix(80))))
                     continue
                 }
                 for name in normalized.dropped where warnedNames.insert(name).inserted {
-                    warnings.append("ignored member '\(name)' (not a user field name)")
+                    warnings.append(.memberIgnored(name: name))
                 }
                 rows.append(normalized.item)
             }
             if let fault = progress.check(rows, received: raw.count, mode: cursor.mode, bound: cursor.updatedAt) {
-                return .notPaging(reason: fault.reason)
+                return .notPaging(fault)
             }
             return .page(rows: rows, received: raw.count)
         }
@@ -121,7 +121,7 @@ struct PageReader {
             // From the last committed token, not the start of the pull: the rows up to it are in.
             cursor.fallBack(to: committed)
             switchedToSkip = true
-            notes.append("the server returned rows out of (updatedAt, id) order; using updatedAt and $skip")
+            notes.append(.rowsOutOfOrder)
         }
         if let token = cursor.token { committed = token }
         progress.applied(rows, floor: cursor.updatedAt)

@@ -59,8 +59,8 @@ public final class PullEngine {
                 var tx = try store.transaction()
                 tx.putServerTables(ServerTableList(remote: try store.config().remote ?? "", listedAt: clock.nowText(), tables: names))
                 try series.commit(tx)
-            case .cannotList(let why):
-                report.warnings.append(why)
+            case .cannotList(let unlisted):
+                report.warnings.append(.cannotListTables(unlisted, remote: client.endpoint))
             case .stopped(let stop):
                 report.stop = stop
             }
@@ -94,7 +94,7 @@ public final class PullEngine {
             var job = PullQuery(table: table, id: queryID, filter: options.filter ?? stored?.filter)
             if let stored, options.filter != nil, stored.filter != options.filter {
                 job.resetToken = true
-                job.notes.append("the filter of query '\(queryID)' changed; pulling it from the beginning")
+                job.notes.append(.filterChanged(queryID: queryID))
             }
             return [job]
         }
@@ -147,8 +147,8 @@ public final class PullEngine {
             learn()
             switch PullPlanner.step(next, query: query, received: result.received) {
             case .stop(let stop): return stop
-            case .skipQuery(let reason):
-                result.rejected = reason
+            case .skipQuery(let refusal):
+                result.rejected = refusal
                 return nil
             case .finish:
                 result.pages += 1
@@ -187,8 +187,7 @@ public final class PullEngine {
     /// grow with the table.
     func warnSpelling(_ local: String, _ row: String, table: String, report: inout PullReport) {
         guard warnedSpellings.insert(LocalIndex.slot(table, row)).inserted else { return }
-        report.warnings.append("the server has rows '\(local)' and '\(row)' in \(table), ids that differ only in case; "
-                               + "the replica keeps one item, the last one pulled")
+        report.warnings.append(.idsDifferInCase(table: table, first: local, second: row))
     }
 
     /// Rows the engine keeps after their page committed (issue 21 item 5: none, whatever the

@@ -7,7 +7,7 @@ struct PullQuery: Equatable, Sendable {
     /// nil for a one-off `--filter` pull: no token is read or saved.
     var id: String?
     var filter: String?
-    var notes: [String] = []
+    var notes: [PullNote] = []
     /// The stored filter changed: the query starts from the beginning and its old token goes.
     var resetToken = false
 }
@@ -37,11 +37,11 @@ enum PullPlanner {
     /// What the server's answers taught about the table, said once: the switch to skip mode
     /// (protocol §10.5.5), and whether it keeps deleted rows (§5.7). Returns the note to show when
     /// the delete mode changed.
-    static func learn(_ config: inout TableConfig, table: String, switchedToSkip: Bool, serverSoftDelete: Bool?) -> String? {
+    static func learn(_ config: inout TableConfig, table: String, switchedToSkip: Bool, serverSoftDelete: Bool?) -> PullNote? {
         if switchedToSkip { config.cursorMode = .skip }
         guard let soft = serverSoftDelete, soft == config.hardDelete else { return nil }
         config.hardDelete = !soft
-        return deletesNote(table, hard: !soft)
+        return soft ? .deletesKept(table: table) : .deletesForGood(table: table)
     }
 
     /// What to do with one answer of the page reader.
@@ -51,19 +51,19 @@ enum PullPlanner {
         /// An empty page: the query is done (§5.3 step 2).
         case finish
         /// The server refused this query; the others still run, exit 1 at the end (§5.9.2).
-        case skipQuery(reason: String)
+        case skipQuery(QueryRefusal)
         /// The pull stops; committed pages stay (§5.9.2).
         case stop(SyncStop)
     }
 
-    /// `received`: the rows this query applied so far, for the stop's sentence.
+    /// `received`: the rows this query applied so far, which a stop names.
     static func step(_ next: PageReader.Next, query: PullQuery, received: Int) -> Step {
         switch next {
         case .page(let rows, let n): .apply(rows: rows, received: n)
         case .end: .finish
-        case .rejected(let why): .skipQuery(reason: why)
+        case .rejected(let refusal): .skipQuery(refusal)
         case .stopped(let stop): .stop(stop)
-        case .notPaging(let reason): .stop(notPaging(reason, query: query, received: received))
+        case .notPaging(let fault): .stop(SyncStop(.notPaging(fault, read: .pull(table: query.table, queryID: query.id), rows: received)))
         }
     }
 
@@ -94,20 +94,5 @@ enum PullPlanner {
         if query.resetToken && received == 0 { stored.token = nil }
         config.queries[id] = stored
         return config
-    }
-
-    /// Said once, when a pull learns that the server deletes the table's rows for good (or no longer
-    /// does): what that means for this replica, and what to do about it (sync.md §5.7).
-    static func deletesNote(_ table: String, hard: Bool) -> String {
-        hard ? "the server deletes rows of '\(table)' for good (hard delete): rows that other replicas delete there "
-            + "stay in this replica, since pulls never show them; 'todo purge --table \(table)' then 'todo pull' drops them"
-            : "the server now keeps the deleted rows of '\(table)' (soft delete): pulls show deletions again"
-    }
-
-    /// The stop for a server whose pages stop making progress: exit 4, and the pages applied stay.
-    static func notPaging(_ reason: String, query: PullQuery, received: Int) -> SyncStop {
-        let what = query.id.map { "query '\($0)' of \(query.table)" } ?? "the pull of \(query.table)"
-        return SyncStop(.server, message: "the server does not page as asked: \(reason). "
-                        + "\(what) stopped after \(received) rows, which are kept; check the remote URL, or a proxy in between")
     }
 }

@@ -17,8 +17,8 @@ public struct PullReport: Sendable {
         public var pages = 0
         public var token: TableConfig.Token?
         /// Set when the server rejected the query (400) or lacks the table (404).
-        public var rejected: String?
-        public var notes: [String] = []
+        public var rejected: QueryRefusal?
+        public var notes: [PullNote] = []
 
         public init(table: String, queryID: String?) {
             self.table = table
@@ -27,7 +27,7 @@ public struct PullReport: Sendable {
     }
 
     public var queries: [QueryResult] = []
-    public var warnings: [String] = []
+    public var warnings: [PullWarning] = []
     public var stop: SyncStop?
     public var openConflicts = 0
 

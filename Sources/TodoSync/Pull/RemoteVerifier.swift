@@ -13,7 +13,7 @@ public final class RemoteVerifier {
         public var table: String
         public var rows = 0
         /// Set when the server refused the query or lacks the table.
-        public var rejected: String?
+        public var rejected: QueryRefusal?
     }
 
     public struct Report: Sendable {
@@ -21,7 +21,7 @@ public final class RemoteVerifier {
         public var differences: [VersionCheck.Difference] = []
         /// The receipt numbers written, when repairing.
         public var receipts: [Int] = []
-        public var warnings: [String] = []
+        public var warnings: [PullWarning] = []
         public var stop: SyncStop?
         public var repaired = false
     }
@@ -57,11 +57,11 @@ public final class RemoteVerifier {
                 case .stopped(let stop):
                     report.stop = stop
                     return report
-                case .notPaging(let reason):
-                    report.stop = SyncStop(.server, message: "the server does not page as asked: \(reason); the check of \(name) stopped after \(result.rows) rows")
+                case .notPaging(let fault):
+                    report.stop = SyncStop(.notPaging(fault, read: .check(table: name), rows: result.rows))
                     return report
-                case .rejected(let why):
-                    result.rejected = why
+                case .rejected(let refusal):
+                    result.rejected = refusal
                     break pages
                 case .end:
                     break pages

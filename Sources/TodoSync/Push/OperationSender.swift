@@ -84,10 +84,10 @@ struct OperationSender: Sendable {
             if let stop = client.foreignAnswer(reply) { return .failure(stop) }
             if reply.status == 404 || reply.status == 410 { return .success(nil) }
             if reply.isSuccess, let rows = reply.rows { return Self.serverCopy(of: op, in: rows, reply) }
-            if reply.isSuccess { return .failure(client.notATableAnswer(reply, expected: "a list of rows")) }
+            if reply.isSuccess { return .failure(client.notATableAnswer(reply)) }
             if reply.status == 401 || reply.status == 403 { return .failure(.auth(reply)) }
             if RetryPolicy.isRetryable(status: reply.status) { return .failure(.server(reply)) }
-            return .failure(.unexpected(reply, doing: "the query for \(op.table)/\(op.id)"))
+            return .failure(SyncStop(.unexpectedLookupAnswer(status: reply.status, table: op.table, id: op.id, serverMessage: reply.message)))
         }
     }
 
@@ -97,8 +97,7 @@ struct OperationSender: Sendable {
         let items = rows.compactMap { WireItem.normalize($0)?.item }
         let ours = items.filter { ItemID.same($0.id, op.id) }
         guard ours.count == items.count else {
-            return .failure(SyncStop(.server, status: reply.status, message:
-                "the server ignored $filter=id eq '\(op.id)' (it answered rows of other ids), so the server copy of \(op.table)/\(op.id) cannot be known; the operation stays queued. Check the remote URL, or a proxy in between"))
+            return .failure(SyncStop(.idFilterIgnored(table: op.table, id: op.id, status: reply.status)))
         }
         return .success(ours.first { $0.id == op.id } ?? ours.first)
     }

@@ -121,15 +121,6 @@ public final class PushEngine {
         try staging.get()
         return following
     }
-
-    /// The conflict's kind (sync.md §7.3), with the clashing fields when there are any:
-    /// "text changed on both sides", "added on both sides (text differs)".
-    static func describe(_ kind: String, _ fields: [String]) -> String {
-        guard !fields.isEmpty else { return kind }
-        let names = fields.joined(separator: ", ")
-        if kind == "changed on both sides" { return "\(names) changed on both sides" }
-        return "\(kind) (\(names) \(fields.count == 1 ? "differs" : "differ"))"
-    }
 }
 
 /// A commit run on another thread; the engine reads `failure` only after joining it.

@@ -55,7 +55,7 @@ enum PushPlanner {
             // A web page changed nothing on any table server; it is not worth a retry.
             if let foreign { return .decided(.stop(foreign, unsealed: !landed)) }
             if RetryPolicy.isRetryable(status: reply.status) {
-                let stop = reply.status == 408 ? SyncStop(.network, status: 408, message: "the server timed out the request (408) 3 times")
+                let stop = reply.status == 408 ? SyncStop(.requestTimedOut)
                     : SyncStop.server(reply)
                 return .retry(PushRetry(failure: nil, retryAfter: reply.retryAfter, mayHaveLanded: true, giveUp: .stop(stop, unsealed: false)))
             }
@@ -97,15 +97,14 @@ enum PushPlanner {
         if IntegerIDTable.shown(by: reply) {
             // The replica keeps string ids only. A refused write changed nothing; a 2xx may have
             // stored a row, which only the replay check of a later push can tell.
-            return .decided(.stop(SyncStop(.config, status: status, message: IntegerIDTable.message(op.table)), unsealed: !reply.isSuccess))
+            return .decided(.stop(SyncStop(.integerIDs(table: op.table, status: status)), unsealed: !reply.isSuccess))
         }
         if reply.isSuccess { return success(reply, op, lookups) }
         switch status {
         case 401, 403:
             return .decided(.stop(.auth(reply), unsealed: true))
         case 405:
-            return .decided(.stop(SyncStop(.config, status: 405, message: "the server does not allow \(methodName(op)) on table '\(op.table)' (405)"),
-                                  unsealed: true))
+            return .decided(.stop(SyncStop(.methodNotAllowed(method: methodName(op), table: op.table)), unsealed: true))
         case 404:
             if op.kind == .delete { return .decided(.succeeded(server: nil, receipt: nil)) }
             if op.restore {
@@ -119,7 +118,7 @@ enum PushPlanner {
             switch lookups.table {
             case nil: return .look(.table)
             case .failed(let stop)?: return .decided(.stop(stop, unsealed: true))
-            case .absent?: return .decided(.stop(SyncStop(.config, status: 404, message: "the server has no table '\(op.table)'"), unsealed: true))
+            case .absent?: return .decided(.stop(SyncStop(.noTable(op.table)), unsealed: true))
             case .present?: break
             }
             if op.kind == .insert { return rejection(reply, lookups) }
@@ -154,8 +153,7 @@ enum PushPlanner {
         }
         if op.restore {
             guard let s = server else {
-                return .decided(.stop(SyncStop(.server, message: "the undelete of \(op.id) succeeded but the server copy could not be read; run 'todo push' again"),
-                                      unsealed: false))
+                return .decided(.stop(SyncStop(.undeleteUnread(id: op.id)), unsealed: false))
             }
             var next = op
             next.base = s

@@ -12,7 +12,8 @@ public struct PushReport: Sendable {
             case replayed(String)
             case merged
             case absorbed
-            case conflict(status: Int?, description: String)
+            /// `kind`: the conflict's name as `todo status` shows it (sync.md §7.3); `fields`: the clashing ones.
+            case conflict(status: Int?, kind: String, fields: [String])
             case rejected(status: Int?, message: String?)
             case held
             case stopped

@@ -1,8 +1,8 @@
 import TableProtocol
 
 /// Answers that show the remote URL points at something other than a table server: a web page,
-/// a redirect, JSON that is no table answer (issue 19 item 4). Each becomes one sentence that
-/// says what came back and what to set instead, never the page itself.
+/// a redirect, JSON that is no table answer (issue 19 item 4). Each becomes a `WrongURL` stop
+/// that says what came back (the command line words it, with what to set instead), never the page itself.
 ///
 /// Redirects are not followed, not even http to https on the same host: a table client that
 /// silently follows would resend writes (a 301/302 may turn a POST into a GET) and carry the app
@@ -19,33 +19,21 @@ extension TableClient {
         return nil
     }
 
-    /// The stop for a 2xx JSON answer that is not what the call returns (a list of rows, a row).
-    public func notATableAnswer(_ reply: TableReply, expected: String) -> SyncStop {
-        SyncStop(.wrongURL, status: reply.status,
-                 message: "\(remoteName) answered \(reply.status) with JSON that is not \(expected), not the table protocol: "
-                     + "check the URL (it should be the table server's base URL, \(example))")
+    /// The stop for a 2xx JSON answer that is not the list of rows the call returns.
+    public func notATableAnswer(_ reply: TableReply) -> SyncStop {
+        SyncStop(.wrongURL(.otherJSON(status: reply.status), remote: endpoint))
     }
 
     private func redirect(_ reply: TableReply) -> SyncStop {
         guard let location = reply.location.map({ absolute($0) }) else {
-            return SyncStop(.wrongURL, status: reply.status,
-                            message: "\(remoteName) answered a redirect (\(reply.status)) without saying where to: check the URL (it should be the table server's base URL, \(example))")
+            return SyncStop(.wrongURL(.redirectNowhere(status: reply.status), remote: endpoint))
         }
-        return SyncStop(.wrongURL, status: reply.status,
-                        message: "\(remoteName) redirects to \(location): set that URL with 'todo remote set \(Self.baseURL(of: location))'")
+        return SyncStop(.wrongURL(.redirect(status: reply.status, location: location, remoteURL: Self.baseURL(of: location)),
+                                  remote: endpoint))
     }
 
     private func webPage(_ reply: TableReply, type: String) -> SyncStop {
-        SyncStop(.wrongURL, status: reply.status,
-                 message: "\(remoteName) answered with a web page (\(type), status \(reply.status)), not the table protocol: "
-                     + "check the URL (it should be the table server's base URL, \(example))")
-    }
-
-    private var remoteName: String { endpoint?.displayURL ?? "the remote" }
-
-    private var example: String {
-        guard let endpoint else { return "e.g. http://host:8080" }
-        return "e.g. \(endpoint.scheme.rawValue)://\(endpoint.hostInURL):8080"
+        SyncStop(.wrongURL(.webPage(status: reply.status, mediaType: type), remote: endpoint))
     }
 
     /// A `Location` made absolute against the remote (it may be a path only).

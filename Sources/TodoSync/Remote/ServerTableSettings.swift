@@ -36,10 +36,6 @@ public struct ServerTableSettings: Sendable, Equatable {
 /// Tables whose ids are integers: the replica keeps string ids only (sync.md §10.2), so it refuses
 /// them before anything of theirs is stored or sent.
 enum IntegerIDTable {
-    static func message(_ table: String) -> String {
-        "table '\(table)' uses integer ids (autoIncrement); todo syncs only tables with string ids"
-    }
-
     /// Whether an answer shows integer ids: the server says so, or, from a server that does not,
     /// its item has a numeric `id`, or rows have numeric ids and none a string one. (A stray
     /// numeric id among string ids is one bad row, skipped with a warning as any row without a

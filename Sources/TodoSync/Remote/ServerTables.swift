@@ -6,14 +6,20 @@ public enum ServerTables {
     public enum Answer: Sendable, Equatable {
         /// The tables the caller may read, as the server spells them.
         case names([String])
-        /// The server has no such route (a foreign server, or an older todo-server): a sentence
-        /// that says so and what to do instead.
-        case cannotList(String)
+        /// The server has no such route (a foreign server, or an older todo-server).
+        case cannotList(Unlisted)
         case stopped(SyncStop)
     }
 
+    /// How a server showed it cannot list its tables.
+    public enum Unlisted: Sendable, Equatable {
+        /// A 2xx that is not a list.
+        case notAList
+        /// Another status than 2xx, 401, 403, 408, 429 or 5xx.
+        case status(Int)
+    }
+
     public static func list(_ client: TableClient) -> Answer {
-        let name = client.endpoint?.displayURL ?? "the remote"
         switch client.read(.listTables, purpose: .pull) {
         case .failure(let failure):
             return .stopped(.network(failure))
@@ -24,8 +30,7 @@ public enum ServerTables {
             switch reply.status {
             case 200...299:
                 guard case .array(let rows)? = reply.body else {
-                    return .cannotList("\(name) answered the list of tables with something else than a list, so it cannot list its tables; "
-                                       + "name each table you want: 'todo pull --table NAME'")
+                    return .cannotList(.notAList)
                 }
                 return .names(rows.compactMap { $0.objectValue?["name"]?.stringValue }.filter { TableName.problem($0) == nil })
             case 401, 403:
@@ -33,8 +38,7 @@ public enum ServerTables {
             case 408, 429, 500...599:
                 return .stopped(.server(reply))
             default:
-                return .cannotList("\(name) cannot list its tables (GET /tables answered \(reply.status)): it is not a todo-server, "
-                                   + "or an older one; name each table you want: 'todo pull --table NAME'")
+                return .cannotList(.status(reply.status))
             }
         }
     }

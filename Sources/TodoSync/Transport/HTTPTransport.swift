@@ -55,22 +55,6 @@ public enum TransportFailure: Error, Sendable, Equatable {
         case .badResponse: true
         }
     }
-
-    /// One line for people: what failed.
-    public var message: String {
-        switch self {
-        case .cannotResolve(let host, let reason): "cannot resolve host '\(host)': \(reason)"
-        case .cannotConnect(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"
-        case .tlsFailed(let reason): TLSTrouble.sentence(reason)
-        case .timedOut(let seconds, _): "no response within \(Self.seconds(seconds))"
-        case .connectionLost(let reason, _): "the connection was lost: \(reason)"
-        case .badResponse(let reason): "the server's answer is not valid HTTP: \(reason)"
-        }
-    }
-
-    private static func seconds(_ s: Double) -> String {
-        s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
-    }
 }
 
 /// Connect and whole-request timeouts (protocol §10.6), in seconds.

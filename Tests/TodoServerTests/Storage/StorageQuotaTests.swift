@@ -26,9 +26,9 @@ import TodoModel
         for n in 0..<20 where n % 3 == 0 { try storage.putTestRow(n % 2 == 0 ? "a" : "b", "r\(n)", ["n": 1]) }  // updates
         try storage.putTestRow("a", "r2", deleted: true)  // a soft delete
         try storage.hardDeleteTestRow("b", "r1")
-        #expect(throws: StorageError.self) {  // too large: refused before anything is appended
+        #expect(storageError {  // too large: refused before anything is appended
             try storage.putTestRow("a", "huge", ["text": .string(String(repeating: "y", count: 300))])
-        }
+        } == .rowTooLarge)
         #expect(try storage.row("a", id: "huge") == nil)
         #expect(storage.quota.usedBytes == Self.heldBytes(storage))
         #expect(storage.quota.usedBytes > 20 * RowFootprint.rowOverhead / 2)
@@ -52,7 +52,7 @@ import TodoModel
         try storage.putTestRow("b", "one")  // a's log is closed now: only one stays open
         let used = storage.quota.usedBytes
         unlink(dir.log("a"))  // so reopening it for the next write fails
-        #expect(throws: StorageError.self) { try storage.putTestRow("a", "two", ["text": "lost"]) }
+        #expect(storageError { try storage.putTestRow("a", "two", ["text": "lost"]) } == .io)
         #expect(storage.quota.usedBytes == used)
         #expect(try storage.row("a", id: "two") == nil)
         try storage.putTestRow("b", "two")  // other tables go on

@@ -122,7 +122,8 @@ import TodoModel
         }
         StorageTestDirectory.write(dir.log("t"), whole)
         StorageTestDirectory.write(dir.data + "/Bad-Name.log", whole)
-        #expect(throws: StorageError.self) { try dir.open() }
+        let badName = #expect(throws: StorageError.self) { try dir.open() }
+        #expect(badName?.kind == .corrupt && badName?.path == dir.data + "/Bad-Name.log", "\(String(describing: badName))")
     }
 
     @Test func unfinishedTemporaryFilesAreRemoved() throws {

@@ -68,9 +68,9 @@ import TodoModel
         let unchanged = try storage.write("ghost", creatingWithSoftDelete: true) { w in w.row(id: "x") == nil }
         #expect(unchanged)
         #expect(try storage.schema("ghost") == nil && storage.tableNames().isEmpty)
-        #expect(throws: StorageError.self) { try storage.write("no-such", creatingWithSoftDelete: true) { _ in } }
+        #expect(storageError { try storage.write("no-such", creatingWithSoftDelete: true) { _ in } } == .invalidTableName)
         storage.close()
-        #expect(throws: StorageError.self) { try storage.write("late", creatingWithSoftDelete: true) { _ in } }
+        #expect(storageError { try storage.write("late", creatingWithSoftDelete: true) { _ in } } == .unavailable)
         #expect(try LocalFileSystem().listDirectory(dir.data) == ["LOCK"], "no log, not even a temporary one")
         storage = try dir.open()
         defer { storage.close() }

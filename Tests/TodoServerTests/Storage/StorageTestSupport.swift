@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import Testing
 import TodoBasics
 import TodoModel
 @testable import TodoServer
@@ -112,4 +113,10 @@ enum StorageTestThreads {
         }
         for thread in threads { pthread_join(thread, nil) }
     }
+}
+
+/// The kind of the `StorageError` that `body` throws; nil, with the test failed, when it throws
+/// none or another error. For asserting the kind in one line: `#expect(storageError { … } == .locked)`.
+func storageError(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> StorageError.Kind? {
+    #expect(throws: StorageError.self, comment, sourceLocation: sourceLocation) { try body() }?.kind
 }

@@ -16,9 +16,9 @@ import TodoModel
                 + String(value) + #","lastVersion":"# + String(value.magnitude) + #","softDelete":false,"table":"t"}"#)
         }
         let tooLarge = TableLogHeader(table: "t", softDelete: false, lastVersion: 9_007_199_254_740_993, lastUpdatedAt: 0)
-        #expect(throws: StorageError.self) { try TableLogCoder.encode(.header(tooLarge)) }
+        #expect(storageError { try TableLogCoder.encode(.header(tooLarge)) } == .invalidValue)
         let tooSmall = TableLogHeader(table: "t", softDelete: false, lastVersion: 0, lastUpdatedAt: -9_007_199_254_740_993)
-        #expect(throws: StorageError.self) { try TableLogCoder.encode(.header(tooSmall)) }
+        #expect(storageError { try TableLogCoder.encode(.header(tooSmall)) } == .invalidValue)
     }
 
     @Test func rowsAreWrittenAsTheJSONWriterWritesThem() throws {

@@ -122,9 +122,9 @@ import TodoModel
         defer { dir.remove() }
         let storage = try dir.open()
         defer { storage.close() }
-        #expect(throws: StorageError.self) { try storage.write("missing") { _ in } }
+        #expect(storageError { try storage.write("missing") { _ in } } == .noSuchTable)
         for bad in ["", "1abc", "a-b", "a b", "é", String(repeating: "a", count: 129), "../x"] {
-            #expect(throws: StorageError.self) { try storage.createTable(bad, softDelete: true) }
+            #expect(storageError("\(bad)") { try storage.createTable(bad, softDelete: true) } == .invalidTableName)
         }
         try storage.createTable("_Ok_1", softDelete: false)
         try storage.createTable("_OK_1", softDelete: true)  // exists in another case: no-op
@@ -148,8 +148,8 @@ import TodoModel
         #expect(error?.kind == .locked)
         try storage.createTable("t", softDelete: true)
         storage.close()
-        #expect(throws: StorageError.self) { try storage.write("t") { _ in } }
-        #expect(throws: StorageError.self) { try storage.createTable("u", softDelete: true) }
+        #expect(storageError { try storage.write("t") { _ in } } == .unavailable)
+        #expect(storageError { try storage.createTable("u", softDelete: true) } == .unavailable)
         // Reopens wait as the server does (up to 1 s): a process another test is spawning at
         // this moment may hold a copy of the lock's descriptor until its exec closes it.
         try dir.open().close()

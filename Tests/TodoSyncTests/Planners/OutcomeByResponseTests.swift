@@ -10,24 +10,23 @@ import TodoModel
 
     static let sent = F.copy(["text": "a", "complete": false])
     static let changed = F.copy(["text": "b", "complete": false])
-    static let redirect = SyncStop(.wrongURL, status: 301, message: "http://127.0.0.1:8080 redirects to https://h: set that URL")
-    static let noTable = SyncStop(.config, status: 404, message: "the server has no table 'todoitem'")
+    static let redirect = SyncStop(.wrongURL(.redirect(status: 301, location: "https://h", remoteURL: "https://h"), remote: nil))
+    static let noTable = SyncStop(.noTable("todoitem"))
     static let present = PushLookups(serverCopy: .success(nil), table: .present)
 
     static func auth(_ status: Int) -> PushStep {
-        .decided(.stop(SyncStop(.auth, status: status, message: "the server refused the token/key (\(status)): bad token; "
-            + "check 'todo remote set --token-file FILE' (a user's token) or '--app-key-file FILE' (the app key)"), unsealed: true))
+        .decided(.stop(SyncStop(.refused(status: status, serverMessage: "bad token")), unsealed: true))
     }
 
     static func notAllowed(_ method: String) -> PushStep {
-        .decided(.stop(SyncStop(.config, status: 405, message: "the server does not allow \(method) on table 'todoitem' (405)"), unsealed: true))
+        .decided(.stop(SyncStop(.methodNotAllowed(method: method, table: "todoitem")), unsealed: true))
     }
 
     static func retry(_ status: Int, retryAfter: Double? = nil, _ stop: SyncStop) -> PushStep {
         .retry(PushRetry(failure: nil, retryAfter: retryAfter, mayHaveLanded: true, giveUp: .stop(stop, unsealed: false)))
     }
 
-    static let busy = SyncStop(.server, status: 503, message: "after 3 attempts the server still answered 503: busy; try again later")
+    static let busy = SyncStop(.serverTrouble(status: 503, serverMessage: "busy"))
     static let timedOut = TransportFailure.timedOut(seconds: 30, requestSent: true)
     static let refused = TransportFailure.cannotConnect(endpoint: "127.0.0.1:9", reason: "Connection refused")
 
@@ -78,9 +77,9 @@ import TodoModel
         PlannerRow("405 | delete: same", F.delete(), .answer(F.reply(405)), notAllowed("DELETE")),
         // 408 | retry as a network failure | same | same
         PlannerRow("408 | insert: retry as a network failure", F.insert(), .answer(F.reply(408)),
-                   retry(408, SyncStop(.network, status: 408, message: "the server timed out the request (408) 3 times"))),
+                   retry(408, SyncStop(.requestTimedOut))),
         PlannerRow("408 | delete: same", F.delete(), .answer(F.reply(408)),
-                   retry(408, SyncStop(.network, status: 408, message: "the server timed out the request (408) 3 times"))),
+                   retry(408, SyncStop(.requestTimedOut))),
         // 410 | conflict: added here, deleted there | §4.6 (changed here, deleted there) | success
         PlannerRow("410 | insert: conflict: added here, deleted there", F.insert(), .answer(F.reply(410)),
                    lookups: PushLookups(serverCopy: .success(F.copy(["text": "a"], deleted: true))),
@@ -91,11 +90,11 @@ import TodoModel
         // 429 | retry, honouring `Retry-After`; then stop, exit 4 | same | same
         PlannerRow("429 | update: retry, honouring Retry-After; then stop, exit 4", F.update(),
                    .answer(F.reply(429, ["error": "slow down"], headers: [("Retry-After", "2")])),
-                   retry(429, retryAfter: 2, SyncStop(.server, status: 429, message: "after 3 attempts the server still answered 429: slow down; try again later"))),
+                   retry(429, retryAfter: 2, SyncStop(.serverTrouble(status: 429, serverMessage: "slow down")))),
         // 500, 502, 503, 504, other 5xx | retry (replay check first); then stop, exit 4 | same | same
         PlannerRow("503 | insert: retry (replay check first); then stop, exit 4", F.insert(), .answer(F.error(503, "busy")), retry(503, busy)),
         PlannerRow("other 5xx (599) | delete: same", F.delete(), .answer(F.reply(599)),
-                   retry(599, SyncStop(.server, status: 599, message: "after 3 attempts the server still answered 599; try again later"))),
+                   retry(599, SyncStop(.serverTrouble(status: 599, serverMessage: nil)))),
         // network failure or timeout | retry (replay check first); then stop, exit 4 | same | same
         PlannerRow("timeout | update: retry (replay check first); then stop, exit 4, sealed", F.update(), .failed(timedOut),
                    .retry(PushRetry(failure: timedOut, retryAfter: nil, mayHaveLanded: true, giveUp: .stop(.network(timedOut), unsealed: false)))),
@@ -105,8 +104,7 @@ import TodoModel
         PlannerRow("refused after a timeout | insert: stop stays sealed (§3.5.4)", F.insert(), .failed(refused), landed: true,
                    .retry(PushRetry(failure: refused, retryAfter: nil, mayHaveLanded: false, giveUp: .stop(.network(refused), unsealed: false)))),
         PlannerRow("401 after a timeout | update: stop stays sealed (§3.5.4)", F.update(), .answer(F.error(401, "bad token")), landed: true,
-                   .decided(.stop(SyncStop(.auth, status: 401, message: "the server refused the token/key (401): bad token; "
-                       + "check 'todo remote set --token-file FILE' (a user's token) or '--app-key-file FILE' (the app key)"), unsealed: false))),
+                   .decided(.stop(SyncStop(.refused(status: 401, serverMessage: "bad token")), unsealed: false))),
     ]
 
     @Test("§4.7 outcome by response", arguments: rows) func outcome(_ row: PlannerRow) {
@@ -136,6 +134,9 @@ import TodoModel
         PlannerRow("undelete: everything else as in the update column (403)", restore, .answer(F.error(403, "bad token")), auth(403)),
         PlannerRow("undelete: everything else as in the update column (405: the undelete is a POST)", restore, .answer(F.reply(405)),
                    notAllowed("POST")),
+        PlannerRow("undelete 2xx whose server copy cannot be read: stop, sealed (only a replay check can tell)", restore,
+                   .answer(F.reply(200)), lookups: PushLookups(serverCopy: .failure(.network(timedOut))),
+                   .decided(.stop(SyncStop(.undeleteUnread(id: restore.id)), unsealed: false))),
     ]
 
     @Test("§4.7 undelete step of a restore update", arguments: undeleteRows) func undelete(_ row: PlannerRow) {
@@ -156,7 +157,7 @@ import TodoModel
                    .answer(F.reply(200, F.row(["text": "b"]))), .decided(.succeeded(server: changed, receipt: nil))),
         PlannerRow("integer ids: a 2xx may have stored a row, the op stays sealed", F.insert(),
                    .answer(F.reply(201, ["id": 7, "text": "a"])),
-                   .decided(.stop(SyncStop(.config, status: 201, message: "table 'todoitem' uses integer ids (autoIncrement); todo syncs only tables with string ids"),
+                   .decided(.stop(SyncStop(.integerIDs(table: "todoitem", status: 201)),
                                   unsealed: false))),
     ]
 

@@ -124,26 +124,26 @@ import TodoModel
         let switchedToSkip: Bool
         let serverSoftDelete: Bool?
         let after: TableConfig
-        let noted: Bool
+        let note: PullNote?
         var testDescription: String { spec }
     }
 
     static let learnt: [LearnCase] = [
         LearnCase(spec: "§10.5.5 switches to fallback for the rest of the pull, saving the mode in the table config", before: config(),
-                  switchedToSkip: true, serverSoftDelete: nil, after: config(mode: .skip), noted: false),
+                  switchedToSkip: true, serverSoftDelete: nil, after: config(mode: .skip), note: nil),
         LearnCase(spec: "§5.7 the server deletes rows for good: said once", before: config(), switchedToSkip: false,
-                  serverSoftDelete: false, after: config(hardDelete: true), noted: true),
+                  serverSoftDelete: false, after: config(hardDelete: true), note: .deletesForGood(table: "todoitem")),
         LearnCase(spec: "§5.7 the server keeps deleted rows again: said once", before: config(hardDelete: true), switchedToSkip: false,
-                  serverSoftDelete: true, after: config(), noted: true),
+                  serverSoftDelete: true, after: config(), note: .deletesKept(table: "todoitem")),
         LearnCase(spec: "§5.7 nothing new about deletes: nothing said", before: config(hardDelete: true), switchedToSkip: false,
-                  serverSoftDelete: false, after: config(hardDelete: true), noted: false),
+                  serverSoftDelete: false, after: config(hardDelete: true), note: nil),
     ]
 
     @Test("what the server's answers teach", arguments: learnt) func learn(_ c: LearnCase) {
         var config = c.before
         let note = PullPlanner.learn(&config, table: "todoitem", switchedToSkip: c.switchedToSkip, serverSoftDelete: c.serverSoftDelete)
         #expect(config == c.after)
-        #expect((note != nil) == c.noted)
+        #expect(note == c.note)
     }
 
     // MARK: Answers (§5.3, §5.9.2)
@@ -152,14 +152,11 @@ import TodoModel
         let row = PullRowPlannerTests.v1
         #expect(PullPlanner.step(.page(rows: [row], received: 2), query: Self.storedQuery, received: 0) == .apply(rows: [row], received: 2))
         #expect(PullPlanner.step(.end, query: Self.storedQuery, received: 0) == .finish)
-        #expect(PullPlanner.step(.rejected("the server has no table 'todoitem'"), query: Self.storedQuery, received: 0)
-                == .skipQuery(reason: "the server has no table 'todoitem'"))
-        let network = SyncStop(.network, message: "cannot connect")
+        #expect(PullPlanner.step(.rejected(.noTable("todoitem")), query: Self.storedQuery, received: 0) == .skipQuery(.noTable("todoitem")))
+        let network = SyncStop.network(.cannotConnect(endpoint: "127.0.0.1:9", reason: "Connection refused"))
         #expect(PullPlanner.step(.stopped(network), query: Self.storedQuery, received: 0) == .stop(network))
-        guard case .stop(let stop) = PullPlanner.step(.notPaging(reason: "it answered the same page again"), query: Self.storedQuery, received: 120)
-        else { Issue.record("a server that does not page must stop the pull"); return }
-        #expect(stop.kind == .server)
-        #expect(stop.message == "the server does not page as asked: it answered the same page again. query 'q' of todoitem stopped after 120 rows, "
-                + "which are kept; check the remote URL, or a proxy in between")
+        let stop = PullPlanner.step(.notPaging(.samePageAgain), query: Self.storedQuery, received: 120)
+        #expect(stop == .stop(SyncStop(.notPaging(.samePageAgain, read: .pull(table: "todoitem", queryID: "q"), rows: 120))))
+        if case .stop(let stop) = stop { #expect(stop.kind == .server, "exit 4: the server's trouble") }
     }
 }

@@ -150,8 +150,11 @@ struct HelperTransportTests {
 
     @Test func aHelperThatDiesAtOnceIsReported() {
         let transport = HelperTransport(endpoint: RemoteEndpoint(scheme: .https, host: "example.com"), helperPath: "/bin/false")
-        let message = transport.send(Requests.get("/")).failure?.message ?? ""
-        // Whether the write or the read notices first, the message names the helper and its end.
+        let message: String = switch transport.send(Requests.get("/")).failure {
+        case .cannotConnect(_, let reason)?, .connectionLost(let reason, _)?: reason
+        case let other: "\(String(describing: other))"
+        }
+        // Whether the write or the read notices first, the reason names the helper and its end.
         #expect(message.contains("todo-remote-https"))
         #expect(message.contains("ended (exit status 1)"))
     }

@@ -27,8 +27,7 @@ struct InProcessTLSTests {
                         caFile: caFile, environment: noHelper)
     }
 
-    static let untrusted = "the server's TLS certificate is not trusted (unable to get local issuer certificate): "
-        + "give the CA that signed it with 'todo remote set --ca-file PATH' (or add it to the system's certificate store)"
+    static let untrusted = TLSTrouble.untrusted(detail: "unable to get local issuer certificate")
 
     @Test func httpsCarriesPipelinedAndSingleRequestsInProcess() throws {
         let server = try LiveTableServer()
@@ -40,7 +39,7 @@ struct InProcessTLSTests {
 
         let inserts = (0..<300).map { Requests.insert(#"{"id":"p\#($0)","text":"\#(String(repeating: "x", count: 200))"}"#) }
         let results = transport.sendPipelined(inserts)
-        #expect(results.allSatisfy { $0.response?.status == 201 }, "\(results.compactMap(\.failure).first.map(\.message) ?? "")")
+        #expect(results.allSatisfy { $0.response?.status == 201 }, "\(String(describing: results.compactMap(\.failure).first))")
         #expect(try Self.rows(server) == 300)
 
         // Single requests on the pooled connection: read, PATCH and DELETE with If-Match.
@@ -69,10 +68,10 @@ struct InProcessTLSTests {
             let transport = Self.transport(tls, caFile: caFile)
             defer { transport.close() }
             let failure = transport.send(Requests.insert(#"{"id":"a","text":"one"}"#)).failure
-            #expect(failure?.message == Self.untrusted, "\(String(describing: failure))")
+            #expect(failure?.tlsTrouble == Self.untrusted, "\(String(describing: failure))")
             #expect(failure?.mayHaveReachedServer == false)
             let batch = transport.sendPipelined([Requests.insert(#"{"id":"b","text":"two"}"#), Requests.insert(#"{"id":"c","text":"3"}"#)])
-            #expect(batch.allSatisfy { $0.failure?.message == Self.untrusted && $0.failure?.mayHaveReachedServer == false })
+            #expect(batch.allSatisfy { $0.failure?.tlsTrouble == Self.untrusted && $0.failure?.mayHaveReachedServer == false })
         }
         #expect(try Self.rows(server) == 0, "nothing reached the server")
     }
@@ -85,8 +84,7 @@ struct InProcessTLSTests {
             let transport = Self.transport(tls, caFile: tls.caFile, host: host)
             defer { transport.close() }
             let failure = transport.send(Requests.insert(#"{"id":"a","text":"one"}"#)).failure
-            #expect(failure?.message == "the server's TLS certificate is for another host name: use the name it was made for in the remote URL",
-                    "\(host): \(String(describing: failure))")
+            #expect(failure?.tlsTrouble == .wrongHost, "\(host): \(String(describing: failure))")
             #expect(failure?.mayHaveReachedServer == false)
         }
         #expect(try Self.rows(server) == 0)
@@ -98,8 +96,7 @@ struct InProcessTLSTests {
                                         timeouts: Self.timeouts, environment: Self.noHelper)
         defer { transport.close() }
         let failure = transport.send(Requests.insert(#"{"id":"a","text":"one"}"#)).failure
-        #expect(failure?.message == "the server does not speak TLS on this port: check the port, or use an http:// URL",
-                "\(String(describing: failure))")
+        #expect(failure?.tlsTrouble == .notTLS, "\(String(describing: failure))")
         #expect(failure?.mayHaveReachedServer == false)
         #expect(try Self.rows(server) == 0)
     }
@@ -113,9 +110,11 @@ struct InProcessTLSTests {
             let transport = Self.transport(tls, caFile: tls.directory.sub(name))
             defer { transport.close() }
             let failure = transport.send(Requests.get("/tables/todoitem")).failure
-            #expect(failure?.message.hasPrefix("the CA file cannot be used (cannot load the CA file \(tls.directory.sub(name)): ") == true,
-                    "\(String(describing: failure))")
-            #expect(failure?.message.hasSuffix("): set a PEM file with 'todo remote set --ca-file PATH'") == true)
+            guard case .unusableCAFile(let reason)? = failure?.tlsTrouble else {
+                Issue.record("expected an unusable CA file, got \(String(describing: failure))")
+                continue
+            }
+            #expect(reason.hasPrefix("cannot load the CA file \(tls.directory.sub(name)): "), "\(reason)")
             #expect(failure?.mayHaveReachedServer == false)
         }
     }
