@@ -45,8 +45,8 @@ struct ListPipeline {
                 let op = latest[IDEncoding.fileName(for: item.id)]
                 let key = ListOrder.key(item, sequence: op?.sequence, sort: query.sort)
                 switch query.output {
-                case .json: try Self.add(ordered, key, item.json.canonicalBytes(nestedAt: 1))
-                case .jsonLines: try Self.add(ordered, key, item.json.compactBytes())
+                case .json: try Self.add(ordered, key, JSONOutput.item(item).canonicalBytes(nestedAt: 1))
+                case .jsonLines: try Self.add(ordered, key, JSONOutput.item(item).compactBytes())
                 case .text:
                     let row = ListRow(id: item.id, done: item.isComplete, pending: op?.kind ?? "", edited: changes != nil,
                                       cells: query.columns.map { ListPrinter.cell($0, of: item) })
