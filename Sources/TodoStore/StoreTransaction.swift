@@ -49,7 +49,10 @@ public struct StoreTransaction {
     // MARK: Typed staging
 
     /// An item file carries `ms_written`, so that an edit made outside todo shows (`HandEdit`).
-    public mutating func putItem(_ item: Item, table: String) { put(layout.item(table, item.id), ItemFile(path: layout.item(table, item.id), item: item).json) }
+    public mutating func putItem(_ item: Item, table: String) {
+        let path = layout.item(table, item.id)
+        put(path, ItemFile(path: path, item: item).json)
+    }
     public mutating func removeItem(table: String, id: String) { remove(layout.item(table, id)) }
     public mutating func putOperation(_ op: PendingOperation) { put(layout.operation(op), OperationFile(op).json) }
     public mutating func removeOperation(_ op: PendingOperation) { remove(layout.operation(op)) }
