@@ -26,7 +26,7 @@ let package = Package(
                           swiftSettings: fuzzTarget),
         .executableTarget(name: "FuzzFilter", dependencies: ["FuzzDriver", "TableProtocol", "TodoModel"],
                           swiftSettings: fuzzTarget),
-        .executableTarget(name: "FuzzRecords", dependencies: ["FuzzDriver", "TodoModel"],
+        .executableTarget(name: "FuzzRecords", dependencies: ["FuzzDriver", "TodoModel", "TodoStore"],
                           swiftSettings: fuzzTarget),
         .executableTarget(name: "FuzzJournal", dependencies: ["FuzzDriver", "TodoModel", "TodoStore"],
                           swiftSettings: fuzzTarget),

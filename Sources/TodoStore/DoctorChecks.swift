@@ -64,7 +64,7 @@ extension Doctor {
         let store = self.store
         for name in entries(StoreLayout.conflictsDirectory) {
             let path = StoreLayout.conflictsDirectory + "/" + name
-            guard let c = attempt(path, { () throws(StoreError) in try store.decode(path, Conflict.init(json:)) }) else { continue }
+            guard let c = attempt(path, { () throws(StoreError) in try store.read(path, as: ConflictFile.self) }) else { continue }
             report.conflicts += 1
             if store.layout.conflict(c.table, c.id) != path { problem(path, "the file name does not match table '\(c.table)' and id \"\(c.id)\"") }
             let key = "\(c.table)/\(ItemID.key(c.id))"
@@ -116,7 +116,7 @@ extension Doctor {
         let store = self.store
         for name in entries(StoreLayout.receiptsDirectory) {
             let path = StoreLayout.receiptsDirectory + "/" + name
-            guard let r = attempt(path, { () throws(StoreError) in try store.decode(path, Receipt.init(json:)) }) else { continue }
+            guard let r = attempt(path, { () throws(StoreError) in try store.read(path, as: ReceiptFile.self) }) else { continue }
             report.receipts += 1
             if store.layout.receipt(r) != path { problem(path, "the file name does not match its number, decision, table and id") }
             if let state, r.number >= state.nextReceipt {

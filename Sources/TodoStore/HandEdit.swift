@@ -88,21 +88,3 @@ extension Store {
         log.record(edit)
     }
 }
-
-/// An item file as read: the item, and the user fields todo last wrote in it.
-public struct ItemFile: Sendable, Equatable {
-    /// Relative to `.todo/`.
-    public var path: String
-    public var item: Item
-    /// From `ms_written`; nil in a file written before it existed (then no edit can be seen).
-    public var written: [String: JSONValue]?
-
-    /// The fields changed outside todo, or nil when there are none (or none can be seen).
-    public var handChanges: [FieldChange]? {
-        guard let written, written != item.fields else { return nil }
-        return FieldChange.between(written, item.fields)
-    }
-
-    /// The item as todo last wrote it: what `--discard` puts back and `--adopt` starts from.
-    public var asWritten: Item { Item(id: item.id, fields: written ?? item.fields, system: item.system) }
-}

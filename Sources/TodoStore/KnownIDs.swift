@@ -108,7 +108,7 @@ extension Store {
         for name in try conflictNames() where name.table == table {
             if let key = IDEncoding.decode(name.encodedID) {
                 keys.insert(key)
-            } else if let c = try decode(StoreLayout.conflictsDirectory + "/\(name.table).\(name.encodedID).json", Conflict.init(json:)) {
+            } else if let c = try read(StoreLayout.conflictsDirectory + "/\(name.table).\(name.encodedID).json", as: ConflictFile.self) {
                 keys.insert(ItemID.key(c.id))
             }
         }

@@ -22,7 +22,7 @@ enum Recovery {
 
     static func parseJournal(_ journal: JSONValue) throws(RecordError) -> [String: JSONValue?] {
         let r = try RecordReader(journal)
-        try r.checkFormat()
+        _ = try FormatVersion.read(r, current: 1)  // the journal's own format
         guard let writes = r.object["writes"]?.arrayValue else { throw RecordError("\"writes\" must be an array") }
         var staged: [String: JSONValue?] = [:]
         for entry in writes {

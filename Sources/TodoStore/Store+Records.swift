@@ -4,14 +4,14 @@ import TodoModel
 /// Typed reads of the store's records.
 extension Store {
     public func config() throws(StoreError) -> ReplicaConfig {
-        guard let c = try decode(StoreLayout.configFile, ReplicaConfig.init(json:)) else {
+        guard let c = try read(StoreLayout.configFile, as: ConfigFile.self) else {
             throw .corrupt(path: displayPath(StoreLayout.configFile), reason: "missing")
         }
         return c
     }
 
     public func state() throws(StoreError) -> ReplicaState {
-        guard let s = try decode(StoreLayout.stateFile, ReplicaState.init(json:)) else {
+        guard let s = try read(StoreLayout.stateFile, as: StateFile.self) else {
             throw .corrupt(path: displayPath(StoreLayout.stateFile), reason: "missing")
         }
         return s
@@ -29,16 +29,16 @@ extension Store {
 
     /// The last local changes `todo undo` can take back; empty when none was recorded.
     public func undoLog() throws(StoreError) -> UndoLog {
-        try decode(StoreLayout.undoFile, UndoLog.init(json:)) ?? UndoLog()
+        try read(StoreLayout.undoFile, as: UndoFile.self) ?? UndoLog()
     }
 
     /// The remote's tables at the last `pull --all-tables`, or nil when it never listed them.
     public func serverTables() throws(StoreError) -> ServerTableList? {
-        try decode(StoreLayout.serverTablesFile, ServerTableList.init(json:))
+        try read(StoreLayout.serverTablesFile, as: ServerTablesFile.self)
     }
 
     public func tableConfig(_ table: String) throws(StoreError) -> TableConfig? {
-        try decode(layout.tableConfig(table), TableConfig.init(json:))
+        try read(layout.tableConfig(table), as: TableConfigFile.self)
     }
 
     // MARK: Items
@@ -145,15 +145,8 @@ extension Store {
     }
 
     func decodeItemFile(_ path: String) throws(StoreError) -> ItemFile? {
-        guard case .object(let object)? = try record(path) else {
-            if fs.fileExists(layout.absolute(path)) { _ = try decode(path, Item.init(json:)) }  // not an object: the usual message
-            return nil
-        }
-        do {
-            return ItemFile(path: path, item: try Item(json: .object(object)), written: try ItemFileCodec.written(object))
-        } catch {
-            throw .corrupt(path: displayPath(path), reason: error.message)
-        }
+        guard let json = try record(path) else { return nil }
+        do { return try ItemFile(path: path, json: json) } catch { throw .corrupt(path: displayPath(path), reason: error.message) }
     }
 
     /// Refuses or notes a hand-edited item file.
@@ -170,7 +163,7 @@ extension Store {
         var found: [Item] = []
         for name in try list(dir) where name.hasSuffix(".json") {
             if IDEncoding.isHashed(name) || name.hasPrefix(pattern) {
-                if let item = try decode(dir + "/" + name, Item.init(json:)), ItemID.key(item.id).hasPrefix(key) {
+                if let item = try decode(dir + "/" + name, ItemCopyFormat.item), ItemID.key(item.id).hasPrefix(key) {
                     found.append(item)
                 }
             }
@@ -220,7 +213,7 @@ extension Store {
 
     public func operation(_ name: OperationFileName) throws(StoreError) -> PendingOperation? {
         let path = StoreLayout.operationsDirectory + "/" + name.name
-        guard let op = try decode(path, PendingOperation.init(json:)) else { return nil }
+        guard let op = try read(path, as: OperationFile.self) else { return nil }
         guard op.sequence == name.sequence, op.kind == name.kind, op.table == name.table,
               IDEncoding.fileName(for: op.id) == name.encodedID
         else {
@@ -301,7 +294,7 @@ extension Store {
     // MARK: Conflicts and receipts
 
     public func conflict(table: String, id: String) throws(StoreError) -> Conflict? {
-        guard let c = try decode(layout.conflict(table, id), Conflict.init(json:)), ItemID.same(c.id, id) else { return nil }
+        guard let c = try read(layout.conflict(table, id), as: ConflictFile.self), ItemID.same(c.id, id) else { return nil }
         return c
     }
 
@@ -325,7 +318,7 @@ extension Store {
         var result: [Conflict] = []
         for name in try conflictNames() {
             let path = StoreLayout.conflictsDirectory + "/\(name.table).\(name.encodedID).json"
-            if let c = try decode(path, Conflict.init(json:)) { result.append(c) }
+            if let c = try read(path, as: ConflictFile.self) { result.append(c) }
         }
         return result
     }
@@ -334,7 +327,7 @@ extension Store {
     public func receipts() throws(StoreError) -> [Receipt] {
         var result: [Receipt] = []
         for name in try list(StoreLayout.receiptsDirectory).sorted() where name.hasSuffix(".json") {
-            if let r = try decode(StoreLayout.receiptsDirectory + "/" + name, Receipt.init(json:)) { result.append(r) }
+            if let r = try read(StoreLayout.receiptsDirectory + "/" + name, as: ReceiptFile.self) { result.append(r) }
         }
         return result.sorted { $0.number < $1.number }
     }

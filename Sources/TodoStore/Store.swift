@@ -120,7 +120,7 @@ public final class Store {
         do { bytes = try fs.readFile(layout.absolute(path)) } catch { throw .io(error) }
         guard let bytes else { throw .incomplete(path: layout.root, holds: nil) }
         do {
-            try RecordReader(try JSONValue.parse(bytes)).checkFormat()
+            _ = try FormatVersion.read(RecordReader(try JSONValue.parse(bytes)), current: 1)  // the store's format: this build knows 1
         } catch let e as JSONParseError {
             throw .corrupt(path: layout.absolute(path), reason: "invalid JSON: \(e)")
         } catch let e as RecordError {
@@ -148,6 +148,11 @@ public final class Store {
     public func decode<T>(_ relative: String, _ decode: (JSONValue) throws(RecordError) -> T) throws(StoreError) -> T? {
         guard let value = try record(relative) else { return nil }
         do { return try decode(value) } catch { throw .corrupt(path: displayPath(relative), reason: error.message) }
+    }
+
+    /// Reads a file of one kind (`DiskRecord`, migrating an older format) and gives its value.
+    public func read<File: DiskRecord>(_ relative: String, as kind: File.Type) throws(StoreError) -> File.Value? {
+        try decode(relative) { json throws(RecordError) in try File(json: json).value }
     }
 
     /// The names in a folder of the store, without hidden files and editor leftovers

@@ -27,9 +27,9 @@ extension Store {
                 try fs.createDirectory(layout.absolute(dir))
             }
             let files: [(String, JSONValue)] = [
-                (StoreLayout.configFile, config.json),
-                (StoreLayout.stateFile, ReplicaState().json),
-                (layout.tableConfig(config.defaultTable), TableConfig(name: config.defaultTable).json),
+                (StoreLayout.configFile, ConfigFile(config).json),
+                (StoreLayout.stateFile, StateFile(ReplicaState()).json),
+                (layout.tableConfig(config.defaultTable), TableConfigFile(TableConfig(name: config.defaultTable)).json),
             ]
             for (path, value) in files {
                 try AtomicFile.write(value.canonicalBytes(), to: layout.absolute(path), in: fs)

@@ -49,24 +49,27 @@ public struct StoreTransaction {
     // MARK: Typed staging
 
     /// An item file carries `ms_written`, so that an edit made outside todo shows (`HandEdit`).
-    public mutating func putItem(_ item: Item, table: String) { put(layout.item(table, item.id), ItemFileCodec.json(item)) }
+    public mutating func putItem(_ item: Item, table: String) {
+        let path = layout.item(table, item.id)
+        put(path, ItemFile(path: path, item: item).json)
+    }
     public mutating func removeItem(table: String, id: String) { remove(layout.item(table, id)) }
-    public mutating func putOperation(_ op: PendingOperation) { put(layout.operation(op), op.json) }
+    public mutating func putOperation(_ op: PendingOperation) { put(layout.operation(op), OperationFile(op).json) }
     public mutating func removeOperation(_ op: PendingOperation) { remove(layout.operation(op)) }
     /// Stages an op whose in-flight marker was just set (sync.md §4.3.1). Its answer replaces the
     /// file a commit or two later, so a `CommitSeries` keeps it in the journal only, and never
     /// writes the file in place (`CommitSeries`). A plain commit writes it like any other file.
     public mutating func putInFlightMarker(_ op: PendingOperation) {
         let path = layout.operation(op)
-        put(path, op.json)
+        put(path, OperationFile(op).json)
         shortLived.insert(path)
     }
-    public mutating func putConflict(_ c: Conflict) { put(layout.conflict(c.table, c.id), c.json) }
+    public mutating func putConflict(_ c: Conflict) { put(layout.conflict(c.table, c.id), ConflictFile(c).json) }
     public mutating func removeConflict(table: String, id: String) { remove(layout.conflict(table, id)) }
-    public mutating func putTableConfig(_ t: TableConfig) { put(layout.tableConfig(t.name), t.json) }
-    public mutating func putConfig(_ c: ReplicaConfig) { put(StoreLayout.configFile, c.json) }
-    public mutating func putUndoLog(_ log: UndoLog) { put(StoreLayout.undoFile, log.json) }
-    public mutating func putServerTables(_ list: ServerTableList) { put(StoreLayout.serverTablesFile, list.json) }
+    public mutating func putTableConfig(_ t: TableConfig) { put(layout.tableConfig(t.name), TableConfigFile(t).json) }
+    public mutating func putConfig(_ c: ReplicaConfig) { put(StoreLayout.configFile, ConfigFile(c).json) }
+    public mutating func putUndoLog(_ log: UndoLog) { put(StoreLayout.undoFile, UndoFile(log).json) }
+    public mutating func putServerTables(_ list: ServerTableList) { put(StoreLayout.serverTablesFile, ServerTablesFile(list).json) }
 
     /// Numbers the receipt from the never-reused counter and stages it.
     @discardableResult
@@ -74,7 +77,7 @@ public struct StoreTransaction {
         var r = receipt
         r.number = state.nextReceipt
         state.nextReceipt += 1
-        put(layout.receipt(r), r.json)
+        put(layout.receipt(r), ReceiptFile(r).json)
         return r
     }
 
@@ -236,7 +239,7 @@ extension Store {
     static func stamped(_ transaction: StoreTransaction) -> StoreTransaction {
         var tx = transaction
         tx.state.generation += 1
-        tx.put(StoreLayout.stateFile, tx.state.json)
+        tx.put(StoreLayout.stateFile, StateFile(tx.state).json)
         return tx
     }
 

@@ -53,6 +53,23 @@ import TodoTestSupport
         if let failure = Snapshot.check(t, named: "conflict-store", environment: Self.recording) { Issue.record("\(failure)") }
     }
 
+    /// Every `--json` record shape (items, operations, receipts, the config, undo states) as the
+    /// contract in the README shows them: built by TodoCLI's `JSONOutput`, never by the disk format.
+    @Test func jsonOutput() {
+        let local = Self.session([
+            ["init", "--json"], ["add", "Buy milk", "--json"], ["add", "Pay rent", "--set", "priority=3", "--json"],
+            ["edit", "1d0b", "--text", "Pay the rent", "--json"], ["done", "1d0b", "--json"], ["list", "--all", "--json"],
+            ["export", "--json-lines"], ["show", "1d0b", "--json"], ["log", "--json"], ["undo", "--json"],
+            ["rm", "9758", "--json"], ["diff", "--json"],
+        ])
+        if let failure = Snapshot.check(local, named: "json-output-local", environment: Self.recording) { Issue.record("\(failure)") }
+        let synced = Self.session([
+            ["show", "d265", "--json"], ["list", "--all", "--json"], ["edit", "d265", "--text", "x", "--json"],
+            ["log", "--json"], ["undo", "--json"], ["export", "--json-lines"],
+        ], fixture: "synced")
+        if let failure = Snapshot.check(synced, named: "json-output-synced", environment: Self.recording) { Issue.record("\(failure)") }
+    }
+
     @Test func help() {
         let t = Self.session([["--help"], ["add", "--help"], ["status", "--help"], ["edit", "--help"]])
         if let failure = Snapshot.check(t, named: "help", environment: Self.recording) { Issue.record("\(failure)") }

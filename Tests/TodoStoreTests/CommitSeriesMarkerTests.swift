@@ -32,7 +32,7 @@ import TodoTestSupport
     /// What the op file in the folder says, read past any journal.
     static func inFolder(_ store: Store, _ n: Int) throws -> PendingOperation? {
         let path = store.layout.absolute(store.layout.operation(op(n)))
-        return try LocalFileSystem().readFile(path).map { try PendingOperation(json: JSONValue.parse($0)) }
+        return try LocalFileSystem().readFile(path).map { try OperationFile(json: JSONValue.parse($0)).value }
     }
 
     /// The store as the next writer finds it after a crash right now: a copy, opened (recovered).

@@ -14,14 +14,17 @@ struct FuzzCorpusTests {
                              "\"writes\":[", "\"path\":\"../x\"", "\"content\":", "\"decision\":\"merge\""]
 
     static let loaders: [(String, @Sendable (JSONValue) throws(RecordError) -> Void)] = [
-        ("Item", { v throws(RecordError) in _ = try Item(json: v) }),
-        ("PendingOperation", { v throws(RecordError) in _ = try PendingOperation(json: v) }),
-        ("OperationReference", { v throws(RecordError) in _ = try OperationReference(json: v) }),
-        ("Conflict", { v throws(RecordError) in _ = try Conflict(json: v) }),
-        ("Receipt", { v throws(RecordError) in _ = try Receipt(json: v) }),
-        ("TableConfig", { v throws(RecordError) in _ = try TableConfig(json: v) }),
-        ("ReplicaConfig", { v throws(RecordError) in _ = try ReplicaConfig(json: v) }),
-        ("ReplicaState", { v throws(RecordError) in _ = try ReplicaState(json: v) }),
+        ("Item", { v throws(RecordError) in _ = try ItemCopyFormat.item(v) }),
+        ("PendingOperation", { v throws(RecordError) in _ = try OperationFile(json: v) }),
+        ("OperationReference", { v throws(RecordError) in _ = try OperationReferenceFormat.reference(v) }),
+        ("Conflict", { v throws(RecordError) in _ = try ConflictFile(json: v) }),
+        ("Receipt", { v throws(RecordError) in _ = try ReceiptFile(json: v) }),
+        ("TableConfig", { v throws(RecordError) in _ = try TableConfigFile(json: v) }),
+        ("ReplicaConfig", { v throws(RecordError) in _ = try ConfigFile(json: v) }),
+        ("ReplicaState", { v throws(RecordError) in _ = try StateFile(json: v) }),
+        ("ItemFile", { v throws(RecordError) in _ = try ItemFile(path: "tables/t/items/x.json", json: v) }),
+        ("UndoLog", { v throws(RecordError) in _ = try UndoFile(json: v) }),
+        ("ServerTableList", { v throws(RecordError) in _ = try ServerTablesFile(json: v) }),
         ("journal", { v throws(RecordError) in try checkJournal(v) }),
     ]
 

@@ -54,7 +54,7 @@ import TodoTestSupport
         #expect(IDIndex.rebuild(Self.table, store))
         // A file added by hand: stale, but not by this command's commits.
         try store.fs.writeFile(store.layout.absolute(store.layout.item(Self.table, "by-hand")),
-                               Item(id: "by-hand", fields: ["text": "x"]).json.canonicalBytes(), sync: false)
+                               ItemCopyFormat.json(Item(id: "by-hand", fields: ["text": "x"])).canonicalBytes(), sync: false)
         store.rebuildIDIndexesLeftStale()
         #expect(!IDIndex.isVouched(Self.table, in: store), "a hand edit is left to doctor or a local change")
         #expect(IDIndex.rebuild(Self.table, store))

@@ -122,7 +122,7 @@ import TodoTestSupport
         try Self.commit(store, adding: ["abcd-1"])
         #expect(IDIndex.rebuild(Self.table, store))
         try store.fs.writeFile(store.layout.absolute(store.layout.item(Self.table, "abcd-2")),
-                               Item(id: "abcd-2", fields: ["text": "by hand"]).json.canonicalBytes(), sync: false)
+                               ItemCopyFormat.json(Item(id: "abcd-2", fields: ["text": "by hand"])).canonicalBytes(), sync: false)
         #expect(!IDIndex.isVouched(Self.table, in: store))
         #expect(try store.closestKnownIDKey(to: "abcd-1", table: Self.table) == "abcd-2")
         #expect(try store.knownIDKeys(table: Self.table, prefix: "abcd") == ["abcd-1", "abcd-2"])

@@ -39,7 +39,7 @@ import TodoTestSupport
         }
         #expect(calls.load(ordering: .relaxed) == 1, "no retry while the journal stays the same")
         let expected = (1...10).map { Self.item("i\($0)", "new \($0)") } + (16...20).map { Self.item("i\($0)", "old \($0)") }
-        #expect(Set(items.map(\.json.compactText)) == Set(expected.map(\.json.compactText)))
+        #expect(Set(items.map { ItemCopyFormat.json($0).compactText }) == Set(expected.map { ItemCopyFormat.json($0).compactText }))
         #expect(shopping.count == 20)
         #expect(tables == ["shopping", "todoitem"])
         #expect(generation == tx.state.generation + 1)
@@ -47,7 +47,7 @@ import TodoTestSupport
 
         try Recovery.apply(encoded.files, in: store)
         let after = try reader.consistentRead { s throws(StoreError) in try s.items(table: "todoitem") }
-        #expect(Set(after.map(\.json.compactText)) == Set(expected.map(\.json.compactText)), "the same state once it is applied")
+        #expect(Set(after.map { ItemCopyFormat.json($0).compactText }) == Set(expected.map { ItemCopyFormat.json($0).compactText }), "the same state once it is applied")
     }
 
     /// A journal replaced during the read (the writer's next commit) voids it: the read is made

@@ -184,7 +184,7 @@ func makeStore(_ dir: TempDirectory, fs: any FileSystem = LocalFileSystem()) thr
         var tx = try store.transaction()
         tx.putItem(Self.item, table: "todoitem")
         tx.state.generation += 1
-        tx.put(StoreLayout.stateFile, tx.state.json)
+        tx.put(StoreLayout.stateFile, StateFile(tx.state).json)
         try AtomicFile.write(tx.encoded().journal, to: dir.sub(".todo/journal.json"), in: LocalFileSystem())
         store.close()
         let reader = try Store.open(at: dir.sub(".todo"), fs: LocalFileSystem(), writable: false, command: "status")

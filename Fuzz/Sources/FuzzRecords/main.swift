@@ -1,5 +1,6 @@
 import FuzzDriver
 import TodoModel
+import TodoStore
 
 /// Contract of the JSON parser and the record loaders (what `Store.decode` runs on every file of a
 /// `.todo` directory): any bytes give a value or a `JSONParseError` with an offset inside the input;
@@ -32,14 +33,17 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 
 /// Every loader of a stored record, by the file it reads.
 let recordLoaders: [(String, @Sendable (JSONValue) throws(RecordError) -> Void)] = [
-    ("Item", { v throws(RecordError) in _ = try Item(json: v) }),
-    ("PendingOperation", { v throws(RecordError) in _ = try PendingOperation(json: v) }),
-    ("OperationReference", { v throws(RecordError) in _ = try OperationReference(json: v) }),
-    ("Conflict", { v throws(RecordError) in _ = try Conflict(json: v) }),
-    ("Receipt", { v throws(RecordError) in _ = try Receipt(json: v) }),
-    ("TableConfig", { v throws(RecordError) in _ = try TableConfig(json: v) }),
-    ("ReplicaConfig", { v throws(RecordError) in _ = try ReplicaConfig(json: v) }),
-    ("ReplicaState", { v throws(RecordError) in _ = try ReplicaState(json: v) }),
+    ("Item", { v throws(RecordError) in _ = try ItemCopyFormat.item(v) }),
+    ("PendingOperation", { v throws(RecordError) in _ = try OperationFile(json: v) }),
+    ("OperationReference", { v throws(RecordError) in _ = try OperationReferenceFormat.reference(v) }),
+    ("Conflict", { v throws(RecordError) in _ = try ConflictFile(json: v) }),
+    ("Receipt", { v throws(RecordError) in _ = try ReceiptFile(json: v) }),
+    ("TableConfig", { v throws(RecordError) in _ = try TableConfigFile(json: v) }),
+    ("ReplicaConfig", { v throws(RecordError) in _ = try ConfigFile(json: v) }),
+    ("ReplicaState", { v throws(RecordError) in _ = try StateFile(json: v) }),
+    ("ItemFile", { v throws(RecordError) in _ = try ItemFile(path: "tables/t/items/x.json", json: v) }),
+    ("UndoLog", { v throws(RecordError) in _ = try UndoFile(json: v) }),
+    ("ServerTableList", { v throws(RecordError) in _ = try ServerTablesFile(json: v) }),
 ]
 
 @_cdecl("FuzzRecords_main")

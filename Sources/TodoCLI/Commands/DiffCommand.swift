@@ -186,14 +186,14 @@ struct DiffEntry {
     var json: JSONValue {
         var o: [String: JSONValue] = [
             "table": .string(table), "id": .string(id),
-            "operations": .array(operations.map(\.reference.json)),
-            "base": base?.json ?? .null, "local": local?.json ?? .null,
+            "operations": .array(operations.map { JSONOutput.reference($0.reference) }),
+            "base": JSONOutput.item(base), "local": JSONOutput.item(local),
             "changes": .array(changes.map { ["field": .string($0.field), "base": $0.base, "local": $0.local] }),
         ]
         if !handEdits.isEmpty { o["editedByHand"] = .array(handEdits.map { .string($0.summary) }) }
         if let c = conflict {
             o["conflict"] = ["kind": .string(c.kindDescription), "fields": .array(c.fields.map { .string($0) }),
-                             "base": c.base?.json ?? .null, "client": c.client?.json ?? .null, "server": c.server?.json ?? .null]
+                             "base": JSONOutput.item(c.base), "client": JSONOutput.item(c.client), "server": JSONOutput.item(c.server)]
         }
         return .object(o)
     }

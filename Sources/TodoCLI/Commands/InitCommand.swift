@@ -25,7 +25,7 @@ struct InitCommand: Command {
         let dirArg = try positionals(args, min: 0, max: 1, names: "DIR").first ?? "."
         let (root, config) = try create(in: dirArg, args, ctx, command: name)
         if args.has("--json") {
-            ctx.console.outRaw(JSONValue(["path": .string(root), "config": config.json]).canonicalBytes())
+            ctx.console.outRaw(JSONValue(["path": .string(root), "config": JSONOutput.config(config)]).canonicalBytes())
         } else {
             ctx.console.out("Initialized empty todo replica in \(root)")
         }

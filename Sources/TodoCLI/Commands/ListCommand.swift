@@ -101,7 +101,7 @@ struct ShowCommand: Command {
             throw CLIError(.failure, "no such item \(id): \(what)", hint: "see 'todo status' and 'todo diff \(short.of(id))'")
         }
         if args.has("--json") {
-            ctx.console.outRaw(item.json.canonicalBytes())
+            ctx.console.outRaw(JSONOutput.item(item).canonicalBytes())
             return ExitCode.ok
         }
         var rows: [(String, String)] = [("id", item.id)]

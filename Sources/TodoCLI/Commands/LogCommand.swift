@@ -56,7 +56,7 @@ struct LogCommand: Command {
                         return false
                     }
                     if json {
-                        ctx.console.outRaw(Array((shown == 0 ? "[\n    " : ",\n    ").utf8) + op.json.canonicalBytes(nestedAt: 2))
+                        ctx.console.outRaw(Array((shown == 0 ? "[\n    " : ",\n    ").utf8) + JSONOutput.operation(op).canonicalBytes(nestedAt: 2))
                     } else {
                         if shown == 0 { ctx.console.out("Pending operations (queue order):") }
                         var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(ShortIDSort.shortID(op.id, shown: length))  \(summary(op))"
@@ -71,7 +71,7 @@ struct LogCommand: Command {
             let newestFirst = Array(receipts.enumerated().reversed())
             if json {
                 ctx.console.outRaw(Array((shown == 0 ? "[]" : "\n  ]").utf8))
-                let rest = JSONValue.array(newestFirst.map(\.element.json)).canonicalBytes(nestedAt: 1)
+                let rest = JSONValue.array(newestFirst.map { JSONOutput.receipt($0.element) }).canonicalBytes(nestedAt: 1)
                 ctx.console.outRaw(Array(",\n  \"receipts\": ".utf8) + rest + Array("\n}\n".utf8))
                 return
             }

@@ -54,7 +54,7 @@ struct UndoCommand: Command {
         try StoreAccess.commit(tx, store, ctx)
         if args.has("--json") {
             ctx.console.outRaw((["table": .string(last.table), "id": .string(last.id), "command": .string(last.command),
-                                 "before": last.before.json, "after": last.after.json] as JSONValue).canonicalBytes())
+                                 "before": JSONOutput.state(last.before), "after": JSONOutput.state(last.after)] as JSONValue).canonicalBytes())
         } else {
             ctx.console.out("undid 'todo \(last.command) \(short)' (\(last.at))")
             for line in UndoReport.lines(last) { ctx.console.out("  " + line) }

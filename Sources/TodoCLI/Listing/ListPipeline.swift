@@ -58,8 +58,8 @@ struct ListPipeline {
                 }
                 let payload: [UInt8]
                 switch query.output {
-                case .json: payload = item.json.canonicalBytes(nestedAt: 1)
-                case .jsonLines: payload = item.json.compactBytes()
+                case .json: payload = JSONOutput.item(item).canonicalBytes(nestedAt: 1)
+                case .jsonLines: payload = JSONOutput.item(item).compactBytes()
                 case .text:
                     let row = NumberedListing.row(item, pending: latest[IDEncoding.fileName(for: item.id)], edited: changes != nil, query.columns)
                     for (i, cell) in row.cells.enumerated() { widths[i] = max(widths[i], cell.count) }

@@ -33,8 +33,8 @@ struct NumberedListing {
                 if let changes { edits.append(HandEdit(table: table, id: item.id, path: file.path, subject: .item(changes: changes))) }
                 guard query.shows(item) else { return true }
                 switch query.output {
-                case .json: return output.emit(json: item.json.canonicalBytes(nestedAt: 1))
-                case .jsonLines: return output.emit(json: item.json.compactBytes())
+                case .json: return output.emit(json: JSONOutput.item(item).canonicalBytes(nestedAt: 1))
+                case .jsonLines: return output.emit(json: JSONOutput.item(item).compactBytes())
                 case .text:
                     var row = Self.row(item, pending: pending[IDEncoding.fileName(for: item.id)], edited: changes != nil, query.columns)
                     let length = item.id.unicodeScalars.count

@@ -127,13 +127,13 @@ struct LocalEdit {
             outcome = "unchanged"
         case .queued(let kind, let sequence):
             outcome = "queued"
-            operation = OperationReference(kind: kind, sequence: sequence).json
+            operation = JSONOutput.reference(OperationReference(kind: kind, sequence: sequence))
         case .collapsed(let rule, let sequence):
             outcome = "collapsed " + rule
-            if let op = plan.writes.first(where: { $0.sequence == sequence }) { operation = op.reference.json }
+            if let op = plan.writes.first(where: { $0.sequence == sequence }) { operation = JSONOutput.reference(op.reference) }
         }
         return ["table": .string(table), "id": .string(id), "number": number.map { .number(Double($0)) } ?? .null,
-                "outcome": .string(outcome), "operation": operation, "item": plan.item?.json ?? .null]
+                "outcome": .string(outcome), "operation": operation, "item": JSONOutput.item(plan.item)]
     }
 }
 

@@ -49,40 +49,4 @@ public struct Conflict: Sendable, Equatable {
         case .delete: return "deleted here, changed there"
         }
     }
-
-    public var json: JSONValue {
-        [
-            "format": 1, "table": .string(table), "id": .string(id), "reason": .string(reason.rawValue),
-            "operation": operation.json, "status": status.map { .number(Double($0)) } ?? .null,
-            "detectedBy": .string(detectedBy.rawValue), "detectedAt": .string(detectedAt),
-            "message": message.map { .string($0) } ?? .null, "base": base?.json ?? .null,
-            "client": client?.json ?? .null, "server": server?.json ?? .null,
-            "fields": .array(fields.sorted().map { .string($0) }), "resolved": resolved,
-        ]
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        func item(_ key: String) throws(RecordError) -> Item? {
-            guard let o = try r.optionalObject(key) else { return nil }
-            do { return try Item(json: .object(o)) } catch { throw RecordError("\"\(key)\": \(error.message)") }
-        }
-        guard let operation = try OperationReference(json: r.object["operation"] ?? .null) else {
-            throw RecordError("\"operation\" is missing")
-        }
-        let resolved = r.object["resolved"] ?? .null
-        switch resolved {
-        case .null, .object: break
-        case .string("delete"): break
-        default: throw RecordError("\"resolved\" must be null, an object, or \"delete\"; found \(resolved.compactText)")
-        }
-        self.init(table: try r.string("table"), id: try r.string("id"),
-                  reason: try r.oneOf("reason", Reason.self, expected: "conflict or rejected"),
-                  operation: operation, status: try r.optionalInt("status"),
-                  detectedBy: try r.oneOf("detectedBy", Detector.self, expected: "push or pull"),
-                  detectedAt: try r.string("detectedAt"), message: try r.optionalString("message"),
-                  base: try item("base"), client: try item("client"), server: try item("server"),
-                  fields: (r.object["fields"]?.arrayValue ?? []).compactMap(\.stringValue), resolved: resolved)
-    }
 }

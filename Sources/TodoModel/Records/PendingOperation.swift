@@ -36,43 +36,6 @@ public struct PendingOperation: Sendable, Equatable {
     /// Sealed: may already have reached the server, so its content is frozen.
     public var isSealed: Bool { attempted }
 
-    public var json: JSONValue {
-        var o: [String: JSONValue] = [
-            "format": 1,
-            "sequence": .number(Double(sequence)),
-            "table": .string(table),
-            "id": .string(id),
-            "kind": .string(kind.rawValue),
-            "item": item.json,
-            "base": base?.json ?? .null,
-            "attempted": .bool(attempted),
-            "queuedAt": .string(queuedAt),
-        ]
-        if let attemptedAt { o["attemptedAt"] = .string(attemptedAt) }
-        if restore { o["restore"] = .bool(true) }
-        return .object(o)
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        let sequence = try r.int("sequence")
-        guard sequence >= 1 else { throw RecordError("\"sequence\" is \(sequence); it must be at least 1") }
-        let kind = try r.oneOf("kind", Kind.self, expected: "insert, update or delete")
-        let item: Item
-        do { item = try Item(json: .object(try r.object("item"))) } catch { throw RecordError("\"item\": \(error.message)") }
-        guard item.system.isEmpty else { throw RecordError("\"item\" must not hold ms_ members") }
-        var base: Item? = nil
-        if let b = try r.optionalObject("base") {
-            do { base = try Item(json: .object(b)) } catch { throw RecordError("\"base\": \(error.message)") }
-        }
-        let id = try r.string("id")
-        guard ItemID.same(item.id, id) else { throw RecordError("\"item\".\"id\" is \"\(item.id)\" but \"id\" is \"\(id)\"") }
-        self.init(sequence: sequence, table: try r.string("table"), id: id, kind: kind, item: item, base: base,
-                  attempted: try r.bool("attempted"), attemptedAt: try r.optionalString("attemptedAt"),
-                  restore: try r.bool("restore", default: false), queuedAt: try r.string("queuedAt"))
-    }
-
     public var reference: OperationReference { OperationReference(kind: kind, sequence: sequence) }
 }
 
@@ -84,14 +47,5 @@ public struct OperationReference: Sendable, Equatable {
     public init(kind: PendingOperation.Kind, sequence: Int) {
         self.kind = kind
         self.sequence = sequence
-    }
-
-    public var json: JSONValue { ["kind": .string(kind.rawValue), "sequence": .number(Double(sequence))] }
-
-    public init?(json: JSONValue) throws(RecordError) {
-        if json.isNull { return nil }
-        let r = try RecordReader(json)
-        self.init(kind: try r.oneOf("kind", PendingOperation.Kind.self, expected: "insert, update or delete"),
-                  sequence: try r.int("sequence"))
     }
 }

@@ -45,47 +45,13 @@ public struct Receipt: Sendable, Equatable {
         self.note = note
     }
 
-    public static func == (a: Receipt, b: Receipt) -> Bool { a.json == b.json }
-
-    public var json: JSONValue {
-        var o: [String: JSONValue] = [
-            "format": 1,
-            "number": .number(Double(number)),
-            "at": .string(at),
-            "decision": .string(decision.rawValue),
-            "rule": .string(rule),
-            "table": .string(table),
-            "id": .string(id),
-            "operation": operation?.json ?? .null,
-            "kept": kept?.userCopy.json ?? .null,
-            "lost": .object(lost.mapValues { .object($0) }),
-            "fields": fields.map { ["fromClient": .array($0.fromClient.map { .string($0) }),
-                                    "fromServer": .array($0.fromServer.map { .string($0) })] } ?? .null,
-        ]
-        if let note { o["note"] = .string(note) }
-        return .object(o)
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        var lost: [String: [String: JSONValue]] = [:]
-        for (side, values) in try r.object("lost") {
-            guard let o = values.objectValue else { throw RecordError("\"lost\".\"\(side)\" must be an object") }
-            lost[side] = o
-        }
-        var kept: Item? = nil
-        if let k = try r.optionalObject("kept") { kept = try Item(json: .object(k)) }
-        var fields: (fromClient: [String], fromServer: [String])? = nil
-        if let f = try r.optionalObject("fields") {
-            let strings = { (key: String) -> [String] in (f[key]?.arrayValue ?? []).compactMap(\.stringValue) }
-            fields = (strings("fromClient"), strings("fromServer"))
-        }
-        self.init(number: try r.int("number"), at: try r.string("at"),
-                  decision: try r.oneOf("decision", Decision.self,
-                                        expected: Decision.allCases.map(\.rawValue).joined(separator: ", ")),
-                  rule: try r.string("rule"), table: try r.string("table"), id: try r.string("id"),
-                  operation: try OperationReference(json: r.object["operation"] ?? .null),
-                  kept: kept, lost: lost, fields: fields, note: try r.optionalString("note"))
+    /// Equal when every member is, `kept` by its user fields (a receipt never holds system
+    /// properties), text by Unicode scalars as the protocol compares it.
+    public static func == (a: Receipt, b: Receipt) -> Bool {
+        a.number == b.number && a.at.scalarEquals(b.at) && a.decision == b.decision && a.rule.scalarEquals(b.rule)
+            && a.table.scalarEquals(b.table) && a.id.scalarEquals(b.id) && a.operation == b.operation
+            && a.kept?.userCopy == b.kept?.userCopy && a.lost == b.lost
+            && a.fields?.fromClient == b.fields?.fromClient && a.fields?.fromServer == b.fields?.fromServer
+            && a.note == b.note
     }
 }

@@ -72,12 +72,4 @@ public struct RecordReader {
         guard let value = T(rawValue: raw) else { throw RecordError("\"\(key)\" is \"\(raw)\"; expected \(expected)") }
         return value
     }
-
-    /// Checks the record's `format` member: this build reads format 1 only.
-    public func checkFormat() throws(RecordError) {
-        guard let v = object["format"] else { throw RecordError("\"format\" is missing") }
-        guard v.intValue == 1 else {
-            throw RecordError("\"format\" is \(v.compactText); this version of todo reads format 1 only")
-        }
-    }
 }

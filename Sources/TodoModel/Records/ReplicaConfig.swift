@@ -32,30 +32,6 @@ public struct ReplicaConfig: Sendable, Equatable {
         self.pageSize = pageSize
         self.caFile = caFile
     }
-
-    /// `caFile` is written only when set, so replicas without one keep the file older todos read.
-    public var json: JSONValue {
-        var members: [String: JSONValue] = [
-            "format": 1, "remote": remote.map { .string($0) } ?? .null, "protocol": .string(protocolGeneration.rawValue),
-            "defaultTable": .string(defaultTable),
-            "installationId": .string(installationId), "pageSize": .number(Double(pageSize))]
-        if let caFile { members["caFile"] = .string(caFile) }
-        return .object(members)
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        let pageSize = try r.int("pageSize")
-        guard (1...1000).contains(pageSize) else { throw RecordError("\"pageSize\" is \(pageSize); it must be 1 to 1000") }
-        let table = try r.string("defaultTable")
-        if let problem = TableName.problem(table) { throw RecordError("\"defaultTable\": \(problem)") }
-        self.init(remote: try r.optionalString("remote"),
-                  protocolGeneration: try r.oneOf("protocol", ProtocolGeneration.self, expected: "mobile-apps or mobile-services"),
-                  legacyAppKey: try r.optionalString("appKey"), defaultTable: table,
-                  installationId: try r.string("installationId"), pageSize: pageSize,
-                  caFile: try r.optionalString("caFile"))
-    }
 }
 
 /// Counters that are never reused (`state.json`), and the store's generation, which every commit
@@ -69,17 +45,5 @@ public struct ReplicaState: Sendable, Equatable {
         self.generation = generation
         self.nextSequence = nextSequence
         self.nextReceipt = nextReceipt
-    }
-
-    public var json: JSONValue {
-        ["format": 1, "generation": .number(Double(generation)), "nextSequence": .number(Double(nextSequence)),
-         "nextReceipt": .number(Double(nextReceipt))]
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        self.init(generation: try r.int("generation"), nextSequence: try r.int("nextSequence"),
-                  nextReceipt: try r.int("nextReceipt"))
     }
 }

@@ -12,19 +12,6 @@ public struct ServerTableList: Sendable, Equatable {
         self.tables = tables
     }
 
-    public var json: JSONValue {
-        ["format": 1, "remote": .string(remote), "listedAt": .string(listedAt), "tables": .array(tables.map { .string($0) })]
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        guard let list = r.object["tables"]?.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
-            throw RecordError("\"tables\" must be an array of names")
-        }
-        self.init(remote: try r.string("remote"), listedAt: try r.string("listedAt"), tables: list.compactMap(\.stringValue))
-    }
-
     /// The listed tables that none of `tracked` names (ignoring case).
     public func untracked(by tracked: [String]) -> [String] {
         tables.filter { name in !tracked.contains { TableName.same($0, name) } }

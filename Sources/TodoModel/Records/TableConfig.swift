@@ -37,38 +37,4 @@ public struct TableConfig: Sendable, Equatable {
         self.queries = queries
         self.hardDelete = hardDelete
     }
-
-    public var json: JSONValue {
-        var qs: [String: JSONValue] = [:]
-        for (id, q) in queries {
-            var o: [String: JSONValue] = ["filter": q.filter.map { .string($0) } ?? .null,
-                                          "lastPullAt": q.lastPullAt.map { .string($0) } ?? .null]
-            if let t = q.token { o["token"] = ["updatedAt": .string(t.updatedAt), "id": t.id.map { .string($0) } ?? .null] }
-            qs[id] = .object(o)
-        }
-        var o: [String: JSONValue] = ["format": 1, "name": .string(name), "cursorMode": .string(cursorMode.rawValue),
-                                      "queries": .object(qs)]
-        if hardDelete { o["hardDelete"] = true }
-        return .object(o)
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        var queries: [String: Query] = [:]
-        for (id, value) in try r.object("queries") {
-            let q: RecordReader
-            do { q = try RecordReader(value) } catch { throw RecordError("query \"\(id)\": \(error.message)") }
-            var token: Token? = nil
-            if let t = try q.optionalObject("token") {
-                let tr = RecordReader(object: t)
-                token = Token(updatedAt: try tr.string("updatedAt"), id: try tr.optionalString("id"))
-            }
-            queries[id] = Query(filter: try q.optionalString("filter"), lastPullAt: try q.optionalString("lastPullAt"),
-                                token: token)
-        }
-        self.init(name: try r.string("name"),
-                  cursorMode: try r.oneOf("cursorMode", CursorMode.self, expected: "cursor or skip"), queries: queries,
-                  hardDelete: try r.bool("hardDelete", default: false))
-    }
 }

@@ -7,20 +7,6 @@ public struct ItemState: Sendable, Equatable {
         self.item = item
         self.operations = operations.sorted { $0.sequence < $1.sequence }
     }
-
-    public var json: JSONValue {
-        ["item": item?.json ?? .null, "operations": .array(operations.map(\.json))]
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        var item: Item? = nil
-        if let o = try r.optionalObject("item") { item = try Item(json: .object(o)) }
-        guard let list = r.object["operations"]?.arrayValue else { throw RecordError("\"operations\" must be an array") }
-        var ops: [PendingOperation] = []
-        for op in list { ops.append(try PendingOperation(json: op)) }
-        self.init(item: item, operations: ops)
-    }
 }
 
 /// What one local command (`add`, `edit`, `done`, `undone`, `rm`) did to one item: the item's
@@ -49,20 +35,6 @@ public struct UndoRecord: Sendable, Equatable {
         self.before = before
         self.after = after
     }
-
-    public var json: JSONValue {
-        ["command": .string(command), "at": .string(at), "table": .string(table), "id": .string(id),
-         "before": before.json, "after": after.json]
-    }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        let before: ItemState, after: ItemState
-        do { before = try ItemState(json: .object(try r.object("before"))) } catch { throw RecordError("\"before\": \(error.message)") }
-        do { after = try ItemState(json: .object(try r.object("after"))) } catch { throw RecordError("\"after\": \(error.message)") }
-        self.init(command: try r.string("command"), at: try r.string("at"), table: try r.string("table"),
-                  id: try r.string("id"), before: before, after: after)
-    }
 }
 
 /// `.todo/undo.json`: the last local changes, oldest first, at most `limit` of them.
@@ -76,18 +48,5 @@ public struct UndoLog: Sendable, Equatable {
     /// The log with `record` as its newest entry, dropping the oldest beyond `limit`.
     public func adding(_ record: UndoRecord) -> UndoLog {
         UndoLog(records: Array((records + [record]).suffix(Self.limit)))
-    }
-
-    public var json: JSONValue { ["format": 1, "changes": .array(records.map(\.json))] }
-
-    public init(json: JSONValue) throws(RecordError) {
-        let r = try RecordReader(json)
-        try r.checkFormat()
-        guard let list = r.object["changes"]?.arrayValue else { throw RecordError("\"changes\" must be an array") }
-        var records: [UndoRecord] = []
-        for (n, entry) in list.enumerated() {
-            do { records.append(try UndoRecord(json: entry)) } catch { throw RecordError("change \(n + 1): \(error.message)") }
-        }
-        self.init(records: records)
     }
 }
