@@ -71,51 +71,6 @@ struct EditCommand: Command {
     }
 }
 
-struct DoneCommand: Command {
-    static let name = "done"
-    static let summary = "mark an item complete"
-    static let usage = "done ID [--table NAME] [--json]"
-    static let discussion = "Sets \"complete\": true on the item (an update)."
-    static let options: [OptionSpec] = [.table, .json]
-
-    static func parse(_ args: ParsedArguments) throws(CLIError) -> ItemOptions {
-        try ItemOptions.parse(args, command: name)
-    }
-
-    static func run(_ options: ItemOptions, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        try FieldUpdate.run(name, verb: "completed", [("complete", true)], options.id, table: options.table, json: options.json, ctx)
-    }
-}
-
-struct UndoneCommand: Command {
-    static let name = "undone"
-    static let summary = "mark an item incomplete"
-    static let usage = "undone ID [--table NAME] [--json]"
-    static let discussion = "Sets \"complete\": false on the item (an update)."
-    static let options: [OptionSpec] = [.table, .json]
-
-    static func parse(_ args: ParsedArguments) throws(CLIError) -> ItemOptions {
-        try ItemOptions.parse(args, command: name)
-    }
-
-    static func run(_ options: ItemOptions, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        try FieldUpdate.run(name, verb: "reopened", [("complete", false)], options.id, table: options.table, json: options.json, ctx)
-    }
-}
-
-/// The command line of done, undone and rm: `ID [--table NAME] [--json]`.
-struct ItemOptions: Equatable {
-    /// ID, as given: a number, an id or a prefix of one.
-    var id: String
-    var table: String?
-    var json = false
-
-    static func parse(_ args: ParsedArguments, command: String) throws(CLIError) -> ItemOptions {
-        let id = try args.positionals(min: 1, max: 1, names: "ID", command: command)[0]
-        return ItemOptions(id: id, table: args.value("--table"), json: args.has("--json"))
-    }
-}
-
 /// edit, done and undone: apply field assignments to the current item as one update.
 enum FieldUpdate {
     static func run(_ command: String, verb: String, _ assignments: [(String, JSONValue)], _ idArg: String,
@@ -128,29 +83,6 @@ enum FieldUpdate {
             ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
             ctx.console.out(edit.describe(plan, verb: verb))
-        }
-        return ExitCode.ok
-    }
-}
-
-struct RemoveCommand: Command {
-    static let name = "rm"
-    static let summary = "remove an item"
-    static let usage = "rm ID [--table NAME] [--json]"
-    static let discussion = "Removes the item locally and queues a delete (or drops a never-sent insert)."
-    static let options: [OptionSpec] = [.table, .json]
-
-    static func parse(_ args: ParsedArguments) throws(CLIError) -> ItemOptions {
-        try ItemOptions.parse(args, command: name)
-    }
-
-    static func run(_ options: ItemOptions, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let edit = try LocalEdit.begin(ctx, table: options.table, command: name, idArgument: options.id)
-        let plan = try edit.commit(.delete, ctx)
-        if options.json {
-            ctx.console.outRaw(edit.json(plan).canonicalBytes())
-        } else {
-            ctx.console.out(edit.describe(plan, verb: "removed"))
         }
         return ExitCode.ok
     }
