@@ -195,4 +195,21 @@ import TodoSync
         #expect(wrong?.message == "no completion for 'bsh'; todo has bash, zsh and fish")
         #expect(wrong?.hint?.contains("todo completion bash") == true)
     }
+
+    /// Each parse asks only for the options its command declares (`ParsedArguments` stops at any
+    /// other name), on every path these command lines reach: each option alone, after the
+    /// positionals each command takes.
+    @Test func everyParseAsksOnlyForDeclaredOptions() {
+        let leads: [[String]] = [[], ["x"], ["x", "y"], ["set"], ["set", "http://h"], ["list"], ["rm", "x"], ["bash"], ["http://h"]]
+        var reached = 0
+        for command in CommandTable.all {
+            for option in command.options {
+                let words = option.kind == .flag ? [option.name] : [option.name, "1"]
+                for lead in leads {
+                    do { _ = try command.parse(commandLine: lead + words); reached += 1 } catch {}
+                }
+            }
+        }
+        #expect(reached > 100, "most of these command lines parse")
+    }
 }
