@@ -18,8 +18,10 @@ public protocol Command {
     /// What help, the man page and completion show, and what `ArgumentParser` accepts.
     static var options: [OptionSpec] { get }
 
-    /// Reads the split command line into `Options`; throws the usage errors (bad values,
-    /// options that exclude each other, wrong numbers of arguments). Touches nothing else.
+    /// Reads the split command line into `Options`; throws what is wrong with it: usage errors
+    /// (bad values, options that exclude each other, wrong numbers of arguments) and, exit 1 as
+    /// ever, values the store would refuse (an invalid `--id` or field name). Touches nothing
+    /// else: files that options name are read by `run`.
     static func parse(_ args: ParsedArguments) throws(CLIError) -> Options
 
     static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32
