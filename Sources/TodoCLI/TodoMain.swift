@@ -41,8 +41,7 @@ public enum TodoMain {
             return ExitCode.ok
         }
         do {
-            let parsed = try ArgumentParser.parse(rest, options: command.options, command: command.name)
-            return try command.run(parsed, ctx)
+            return try command.run(commandLine: rest, ctx)
         } catch {
             report(error, ctx)
             switch error.kind {

@@ -16,18 +16,33 @@ struct AddCommand: Command {
         .table, .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options {
+        var text: String
+        /// `--id ID`; nil for a new UUID.
+        var id: String?
+        /// `--set FIELD=JSON`..., in order.
+        var assignments: [(String, JSONValue)] = []
+        var table: String?
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         let text = try positionals(args, min: 1, max: 1, names: "TEXT (the item's text)")[0]
-        let id = args.value("--id") ?? ctx.ids.next()
-        if let problem = ItemID.problem(id) { throw CLIError(.failure, "invalid id: \(problem)", hint: "choose another id") }
-        var fields: [String: JSONValue] = ["text": .string(text), "complete": false]
+        let id = args.value("--id")
+        if let id, let problem = ItemID.problem(id) { throw CLIError(.failure, "invalid id: \(problem)", hint: "choose another id") }
         var assignments: [(String, JSONValue)] = []
         for a in args.all("--set") { assignments.append(try FieldAssignment.parse(a)) }
-        FieldAssignment.apply(assignments, to: &fields)
+        return Options(text: text, id: id, assignments: assignments, table: args.value("--table"), json: args.has("--json"))
+    }
 
-        let edit = try LocalEdit.begin(ctx, args, command: name, idArgument: nil, newID: id)
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let id = options.id ?? ctx.ids.next()
+        var fields: [String: JSONValue] = ["text": .string(options.text), "complete": false]
+        FieldAssignment.apply(options.assignments, to: &fields)
+
+        let edit = try LocalEdit.begin(ctx, table: options.table, command: name, idArgument: nil, newID: id)
         let plan = try edit.commit(.insert(Item(id: id, fields: fields)), ctx)
-        if args.has("--json") {
+        if options.json {
             ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
             // The id alone on stdout, as scripts take it; the number for people on stderr.

@@ -19,20 +19,32 @@ struct CloneCommand: Command {
         .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options {
+        /// DIR, as given.
+        var directory = "."
+        var pageSize = 1000
+        /// With the URL as its remote.
+        var replica = ReplicaOptions()
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         let p = try positionals(args, min: 1, max: 2, names: "URL")
-        var withRemote = args
-        withRemote.values["--remote"] = [p[0]]
         var pageSize = 1000
         if let text = args.value("--page-size") {
             guard let n = Int(text), (1...1000).contains(n) else { throw .usage("'--page-size \(text)' must be 1 to 1000", command: name) }
             pageSize = n
         }
-        let dirArg = p.count > 1 ? p[1] : "."
+        let replica = try ReplicaOptions.parse(args, remote: p[0], command: name)
+        return Options(directory: p.count > 1 ? p[1] : ".", pageSize: pageSize, replica: replica, json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let dirArg = options.directory
         let folder = InitCommand.normalize(dirArg.hasPrefix("/") ? dirArg : ctx.workingDirectory.appendingPath(dirArg))
         let folderExisted = ctx.fs.fileExists(folder)
-        let (root, _) = try InitCommand.create(in: dirArg, withRemote, ctx, command: name, pageSize: pageSize)
-        if !args.has("--json") { ctx.console.out("Cloning into \(root)") }
+        let (root, _) = try InitCommand.create(in: dirArg, options.replica, ctx, pageSize: options.pageSize)
+        if !options.json { ctx.console.out("Cloning into \(root)") }
         let store: Store
         do { store = try Store.open(at: root, fs: ctx.fs, writable: true, command: "todo clone") } catch { throw .store(error) }
         // A clone that brought nothing is taken back, so a wrong URL or a server that is down
@@ -40,7 +52,7 @@ struct CloneCommand: Command {
         // 'todo pull' finishes it, without fetching those pages again.
         let report: PullReport
         do {
-            report = try SyncRunner.pull(store, ctx, options: PullEngine.Options(), json: args.has("--json"), printStop: false)
+            report = try SyncRunner.pull(store, ctx, options: PullEngine.Options(), json: options.json, printStop: false)
         } catch {
             takeBack(store, root: root, folder: folderExisted ? nil : folder, ctx)
             throw error

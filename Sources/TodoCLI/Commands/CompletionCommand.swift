@@ -12,16 +12,24 @@ struct CompletionCommand: Command {
         """
     static let options: [OptionSpec] = []
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    /// The shell the script is for.
+    enum Options: String, Equatable { case bash, zsh, fish }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         let shell = try positionals(args, min: 1, max: 1, names: "the shell: bash, zsh or fish")[0]
-        switch shell {
-        case "bash": ctx.console.out(CompletionScript.bash())
-        case "zsh": ctx.console.out(CompletionScript.zsh())
-        case "fish": ctx.console.out(CompletionScript.fish())
-        default:
+        guard let options = Options(rawValue: shell) else {
             var error = CLIError.usage("no completion for '\(shell)'; todo has bash, zsh and fish", command: name)
             if let hint = Suggestion.hint(for: shell, among: ["bash", "zsh", "fish"], prefix: "todo completion ") { error.hint = hint }
             throw error
+        }
+        return options
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        switch options {
+        case .bash: ctx.console.out(CompletionScript.bash())
+        case .zsh: ctx.console.out(CompletionScript.zsh())
+        case .fish: ctx.console.out(CompletionScript.fish())
         }
         return ExitCode.ok
     }

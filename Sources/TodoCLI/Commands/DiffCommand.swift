@@ -13,15 +13,27 @@ struct DiffCommand: Command {
         """
     static let options: [OptionSpec] = [.table, .json]
 
+    struct Options: Equatable {
+        /// ID, as given; nil: every item.
+        var id: String?
+        var table: String?
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
+        let id = try positionals(args, min: 0, max: 1, names: "ID").first
+        return Options(id: id, table: args.value("--table"), json: args.has("--json"))
+    }
+
     /// Streams: entries are built, printed and dropped one item at a time (`DiffEntry.each`);
     /// `--json` is written one element at a time, in the bytes of one array.
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let idArg = try positionals(args, min: 0, max: 1, names: "ID").first
-        let json = args.has("--json")
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let idArg = options.id
+        let json = options.json
         let store = try StoreAccess.open(ctx, writable: false, command: name)
         try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) in
             try StoreAccess.startStreaming(ctx)
-            let onlyTable = (args.value("--table") != nil || idArg != nil) ? try StoreAccess.table(args, s, create: false) : nil
+            let onlyTable = (options.table != nil || idArg != nil) ? try StoreAccess.table(options.table, s, create: false) : nil
             let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: s) }
             var count = 0
             try DiffEntry.each(s, table: onlyTable, id: id) { entry throws(CLIError) in

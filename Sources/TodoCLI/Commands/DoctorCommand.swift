@@ -19,8 +19,17 @@ struct DoctorCommand: Command {
         .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options: Equatable {
+        var remote = false
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options(remote: args.has("--remote"), json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let (store, notWritable): (Store, StoreError?)
         do {
             let root = try Store.discover(from: ctx.workingDirectory, override: ctx.environment["TODO_DIR"], fs: ctx.fs)
@@ -31,8 +40,8 @@ struct DoctorCommand: Command {
         let report = Doctor.check(store, notWritable: notWritable) { url in
             do throws(RemoteEndpoint.ParseError) { _ = try RemoteEndpoint(parsing: url); return nil } catch { return error.message }
         }
-        let remote = args.has("--remote") ? try SyncRunner.runVerifier(store, ctx, table: nil, repair: false) : nil
-        if args.has("--json") {
+        let remote = options.remote ? try SyncRunner.runVerifier(store, ctx, table: nil, repair: false) : nil
+        if options.json {
             var value: JSONValue = [
                 "ok": .bool(report.problems.isEmpty),
                 "problems": .array(report.problems.map { ["path": .string($0.path), "message": .string($0.message)] }),

@@ -21,91 +21,68 @@ struct EditCommand: Command {
         .table, .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
-        if args.has("--adopt") || args.has("--discard") {
-            let others = ["--text", "--set", "--unset"].filter { args.value($0) != nil } + ["--complete", "--incomplete"].filter { args.has($0) }
-            if args.has("--adopt") && args.has("--discard") { throw .usage("--adopt and --discard exclude each other", command: name) }
-            if let other = others.first { throw .usage("\(args.has("--adopt") ? "--adopt" : "--discard") takes no other change; \(other) excludes it", command: name) }
-            return try args.has("--adopt") ? HandEditSettlement.adopt(idArg, args, ctx) : HandEditSettlement.discard(idArg, args, ctx)
+    struct Options {
+        /// What the command does to the item: change fields, or settle an edit made by hand.
+        enum Action { case change([(String, JSONValue)]), adopt, discard }
+        /// ID, as given: a number, an id or a prefix of one.
+        var id: String
+        var action: Action
+        var table: String?
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
+        let id = try positionals(args, min: 1, max: 1, names: "ID")[0]
+        let (table, json) = (args.value("--table"), args.has("--json"))
+        let (text, sets, unsets) = (args.value("--text"), args.all("--set"), args.all("--unset"))
+        let (complete, incomplete, adopt, discard) = (args.has("--complete"), args.has("--incomplete"), args.has("--adopt"), args.has("--discard"))
+        if adopt || discard {
+            let others = [("--text", text != nil), ("--set", !sets.isEmpty), ("--unset", !unsets.isEmpty),
+                          ("--complete", complete), ("--incomplete", incomplete)].filter { $0.1 }.map(\.0)
+            if adopt && discard { throw .usage("--adopt and --discard exclude each other", command: name) }
+            if let other = others.first { throw .usage("\(adopt ? "--adopt" : "--discard") takes no other change; \(other) excludes it", command: name) }
+            return Options(id: id, action: adopt ? .adopt : .discard, table: table, json: json)
         }
-        if args.has("--complete") && args.has("--incomplete") {
+        if complete && incomplete {
             throw .usage("--complete and --incomplete exclude each other", command: name)
         }
         var assignments: [(String, JSONValue)] = []
-        if let text = args.value("--text") { assignments.append(("text", .string(text))) }
-        if args.has("--complete") { assignments.append(("complete", true)) }
-        if args.has("--incomplete") { assignments.append(("complete", false)) }
-        for a in args.all("--set") { assignments.append(try FieldAssignment.parse(a)) }
-        for field in args.all("--unset") {
+        if let text { assignments.append(("text", .string(text))) }
+        if complete { assignments.append(("complete", true)) }
+        if incomplete { assignments.append(("complete", false)) }
+        for a in sets { assignments.append(try FieldAssignment.parse(a)) }
+        for field in unsets {
             if let problem = FieldName.problem(field) { throw CLIError(.failure, problem, hint: "choose another field name") }
             assignments.append((field, .null))
         }
         if assignments.isEmpty {
             throw .usage("nothing to change; give --text, --complete, --incomplete, --set or --unset", command: name)
         }
-        return try FieldUpdate.run(name, verb: "updated", assignments, idArg, args, ctx)
+        return Options(id: id, action: .change(assignments), table: table, json: json)
     }
-}
 
-struct DoneCommand: Command {
-    static let name = "done"
-    static let summary = "mark an item complete"
-    static let usage = "done ID [--table NAME] [--json]"
-    static let discussion = "Sets \"complete\": true on the item (an update)."
-    static let options: [OptionSpec] = [.table, .json]
-
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
-        return try FieldUpdate.run(name, verb: "completed", [("complete", true)], idArg, args, ctx)
-    }
-}
-
-struct UndoneCommand: Command {
-    static let name = "undone"
-    static let summary = "mark an item incomplete"
-    static let usage = "undone ID [--table NAME] [--json]"
-    static let discussion = "Sets \"complete\": false on the item (an update)."
-    static let options: [OptionSpec] = [.table, .json]
-
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
-        return try FieldUpdate.run(name, verb: "reopened", [("complete", false)], idArg, args, ctx)
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        switch options.action {
+        case .adopt: return try HandEditSettlement.adopt(options.id, table: options.table, json: options.json, ctx)
+        case .discard: return try HandEditSettlement.discard(options.id, table: options.table, ctx)
+        case .change(let assignments):
+            return try FieldUpdate.run(name, verb: "updated", assignments, options.id, table: options.table, json: options.json, ctx)
+        }
     }
 }
 
 /// edit, done and undone: apply field assignments to the current item as one update.
 enum FieldUpdate {
     static func run(_ command: String, verb: String, _ assignments: [(String, JSONValue)], _ idArg: String,
-                    _ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let edit = try LocalEdit.begin(ctx, args, command: command, idArgument: idArg)
+                    table: String?, json: Bool, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let edit = try LocalEdit.begin(ctx, table: table, command: command, idArgument: idArg)
         var fields = edit.history.item?.fields ?? [:]
         FieldAssignment.apply(assignments, to: &fields)
         let plan = try edit.commit(.update(fields), ctx)
-        if args.has("--json") {
+        if json {
             ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
             ctx.console.out(edit.describe(plan, verb: verb))
-        }
-        return ExitCode.ok
-    }
-}
-
-struct RemoveCommand: Command {
-    static let name = "rm"
-    static let summary = "remove an item"
-    static let usage = "rm ID [--table NAME] [--json]"
-    static let discussion = "Removes the item locally and queues a delete (or drops a never-sent insert)."
-    static let options: [OptionSpec] = [.table, .json]
-
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
-        let edit = try LocalEdit.begin(ctx, args, command: name, idArgument: idArg)
-        let plan = try edit.commit(.delete, ctx)
-        if args.has("--json") {
-            ctx.console.outRaw(edit.json(plan).canonicalBytes())
-        } else {
-            ctx.console.out(edit.describe(plan, verb: "removed"))
         }
         return ExitCode.ok
     }

@@ -10,8 +10,8 @@ enum HandEditSettlement {
     /// (queued, or folded into the pending operation, with its receipt); the base is the copy todo
     /// wrote, which for an item without pending operations is the last server copy. An edit of the
     /// operation's copy to send is kept, and the item takes those fields.
-    static func adopt(_ idArg: String, _ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let edit = try LocalEdit.begin(ctx, args, command: "edit", idArgument: idArg, settling: true)
+    static func adopt(_ idArg: String, table: String?, json: Bool, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let edit = try LocalEdit.begin(ctx, table: table, command: "edit", idArgument: idArg, settling: true)
         let short = ShortID.of(edit.id)
         let (file, itemChanged, operation) = try state(edit)
         guard let file, itemChanged || operation != nil else {
@@ -39,7 +39,7 @@ enum HandEditSettlement {
         history.item = file.asWritten
         let asWritten = LocalEdit(store: edit.store, table: edit.table, id: edit.id, history: history, handEdits: [])
         let plan = try asWritten.commit(.update(file.item.fields), ctx)
-        if args.has("--json") {
+        if json {
             ctx.console.outRaw(edit.json(plan).canonicalBytes())
         } else {
             ctx.console.out(edit.describe(plan, verb: "adopted the edit of"))
@@ -49,8 +49,8 @@ enum HandEditSettlement {
 
     /// The item file, and the operation's copy to send, go back to what todo wrote. The values
     /// they held are kept in a `discard` receipt, so nothing is lost.
-    static func discard(_ idArg: String, _ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let edit = try LocalEdit.begin(ctx, args, command: "edit", idArgument: idArg, settling: true)
+    static func discard(_ idArg: String, table: String?, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let edit = try LocalEdit.begin(ctx, table: table, command: "edit", idArgument: idArg, settling: true)
         let short = ShortID.of(edit.id)
         let (file, itemChanged, operation) = try state(edit)
         guard let file, let written = file.written, itemChanged || operation != nil else {

@@ -21,10 +21,22 @@ struct InitCommand: Command {
         .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let dirArg = try positionals(args, min: 0, max: 1, names: "DIR").first ?? "."
-        let (root, config) = try create(in: dirArg, args, ctx, command: name)
-        if args.has("--json") {
+    struct Options {
+        /// DIR, as given.
+        var directory = "."
+        var replica = ReplicaOptions()
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
+        let directory = try positionals(args, min: 0, max: 1, names: "DIR").first ?? "."
+        let replica = try ReplicaOptions.parse(args, remote: args.value("--remote"), command: name)
+        return Options(directory: directory, replica: replica, json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let (root, config) = try create(in: options.directory, options.replica, ctx)
+        if options.json {
             ctx.console.outRaw(JSONValue(["path": .string(root), "config": JSONOutput.config(config)]).canonicalBytes())
         } else {
             ctx.console.out("Initialized empty todo replica in \(root)")
@@ -32,20 +44,16 @@ struct InitCommand: Command {
         return ExitCode.ok
     }
 
-    /// Creates the replica in `dirArg` with the remote options of `args` (shared with clone).
-    static func create(in dirArg: String, _ args: ParsedArguments, _ ctx: CommandContext, command: String,
+    /// Creates the replica in `dirArg` with the remote settings of the command line (shared with clone).
+    static func create(in dirArg: String, _ replica: ReplicaOptions, _ ctx: CommandContext,
                        pageSize: Int = 50) throws(CLIError) -> (root: String, config: ReplicaConfig)
     {
         let dir = dirArg.hasPrefix("/") ? dirArg : ctx.workingDirectory.appendingPath(dirArg)
         let root = normalize(dir).appendingPath(StoreLayout.directoryName)
-        let generation = try protocolOption(args, command: command) ?? .mobileApps
-        let remote = try args.value("--remote").map { url throws(CLIError) in try RemoteURL.checked(url, command: command) }
-        let table = args.value("--table") ?? TableName.defaultTable
-        if let problem = TableName.problem(table) { throw .usage(problem, command: command) }
-        let appKey = try AppKeyOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
-        let token = try TokenOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
-        let caFile = try CAFileOption.value(args, ctx, command: command).flatMap { $0.isEmpty ? nil : $0 }
-        let config = ReplicaConfig(remote: remote, protocolGeneration: generation, defaultTable: table,
+        let appKey = try replica.appKey.value(ctx).flatMap { $0.isEmpty ? nil : $0 }
+        let token = try replica.token.value(ctx).flatMap { $0.isEmpty ? nil : $0 }
+        let caFile = try replica.caFile.value(ctx).flatMap { $0.isEmpty ? nil : $0 }
+        let config = ReplicaConfig(remote: replica.remote, protocolGeneration: replica.generation, defaultTable: replica.table,
                                    installationId: ctx.ids.next(), pageSize: pageSize, caFile: caFile)
         do {
             try Store.create(at: root, config: config, appKey: appKey, authToken: token, fs: ctx.fs)
@@ -59,6 +67,7 @@ struct InitCommand: Command {
         return (root, config)
     }
 
+    /// `--protocol GEN` of init, clone and remote set.
     static func protocolOption(_ args: ParsedArguments, command: String) throws(CLIError) -> ReplicaConfig.ProtocolGeneration? {
         guard let p = args.value("--protocol") else { return nil }
         guard let g = ReplicaConfig.ProtocolGeneration(rawValue: p) else {
@@ -76,6 +85,30 @@ struct InitCommand: Command {
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")
+    }
+}
+
+/// What `init` and `clone` make a replica with: its remote, protocol, default table and secrets.
+/// The files the secrets are in are read when the replica is made.
+struct ReplicaOptions: Equatable {
+    var remote: String?
+    var generation: ReplicaConfig.ProtocolGeneration = .mobileApps
+    var table = TableName.defaultTable
+    var appKey = AppKeyOption()
+    var token = TokenOption()
+    var caFile = CAFileOption()
+
+    /// `remote` is `--remote URL` of init, or clone's URL.
+    static func parse(_ args: ParsedArguments, remote: String?, command: String) throws(CLIError) -> ReplicaOptions {
+        var o = ReplicaOptions()
+        o.generation = try InitCommand.protocolOption(args, command: command) ?? .mobileApps
+        o.remote = try remote.map { url throws(CLIError) in try RemoteURL.checked(url, command: command) }
+        o.table = args.value("--table") ?? TableName.defaultTable
+        if let problem = TableName.problem(o.table) { throw .usage(problem, command: command) }
+        o.appKey = try AppKeyOption.parse(args, command: command)
+        o.token = TokenOption.parse(args)
+        o.caFile = CAFileOption.parse(args)
+        return o
     }
 }
 

@@ -30,19 +30,73 @@ struct ListCommand: Command {
         OptionSpec("--json-lines", .flag, "one JSON item per line (as 'jq -c' expects)"),
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options {
+        /// Everything but its colour, which `--color auto` decides by the terminal when it runs.
+        var query = ListQuery()
+        var color = ListQuery.ColorChoice.auto
+        var table: String?
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
-        let query = try ListQuery.parse(args, command: name, terminal: ctx.terminal, environment: ctx.environment)
-        try stream(query, args, ctx, command: name)
+        var query = ListQuery()
+        let states = [("--pending", args.has("--pending")), ("--done", args.has("--done")), ("--all", args.has("--all"))]
+            .filter { $0.1 }.map(\.0)
+        if states.count > 1 { throw .usage("\(states[0]) and \(states[1]) exclude each other", command: name) }
+        query.state = states.first == "--done" ? .done : states.first == "--all" ? .all : .pending
+        for text in args.all("--where") { query.matches.append(try FieldMatch.parse(text)) }
+        for text in args.all("--sort") {
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                var name = String(part)
+                let descending = name.hasPrefix("-")
+                if descending { name.removeFirst() }
+                guard !name.isEmpty else { throw CLIError(.usage, "--sort '\(text)' has an empty field name", hint: ListQuery.sortHint) }
+                query.sort.append(SortField(name: name, descending: descending))
+            }
+        }
+        if let text = args.value("--limit") {
+            guard let n = Int(text), n >= 1 else {
+                throw CLIError(.usage, "--limit '\(text)' is not a number of items", hint: "give a whole number of 1 or more, e.g. --limit 20")
+            }
+            query.limit = n
+        }
+        let (json, jsonLines) = (args.has("--json"), args.has("--json-lines"))
+        if json && jsonLines { throw .usage("--json and --json-lines exclude each other", command: name) }
+        query.output = json ? .json : jsonLines ? .jsonLines : .text
+        if let text = args.value("--columns") {
+            if query.output != .text {
+                throw CLIError(.usage, "--columns chooses columns of the text form; JSON output always holds whole items",
+                               hint: "drop --columns, or pick fields from the JSON with a tool such as jq")
+            }
+            query.columns = []
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard !part.isEmpty else { throw CLIError(.usage, "--columns '\(text)' has an empty column name", hint: ListQuery.columnsHint) }
+                query.columns.append(ListColumn(String(part)))
+            }
+        }
+        var color = ListQuery.ColorChoice.auto
+        if let text = args.value("--color") {
+            guard let choice = ListQuery.ColorChoice(rawValue: text) else {
+                throw CLIError(.usage, "--color '\(text)' is not a choice", hint: "give --color auto (colour on a terminal), always or never")
+            }
+            color = choice
+        }
+        return Options(query: query, color: color, table: args.value("--table"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        var query = options.query
+        query.color = ListQuery.colorWanted(options.color, terminal: ctx.terminal, environment: ctx.environment)
+        try stream(query, table: options.table, ctx, command: name)
         return ExitCode.ok
     }
 
     /// Lists through `ListPipeline` in one consistent read; hand-edited item files are listed as
     /// they are, marked, and reported on stderr.
-    static func stream(_ query: ListQuery, _ args: ParsedArguments, _ ctx: CommandContext, command: String) throws(CLIError) {
+    static func stream(_ query: ListQuery, table named: String?, _ ctx: CommandContext, command: String) throws(CLIError) {
         let store = try StoreAccess.open(ctx, writable: false, command: command)
         let edits = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) -> [HandEdit] in
-            let table = try StoreAccess.table(args, s, create: false)
+            let table = try StoreAccess.table(named, s, create: false)
             return try ListPipeline(query: query, table: table, store: s, ctx: ctx).run()
         }
         for edit in edits { StoreAccess.warnHandEdit(edit, ctx) }
@@ -61,63 +115,21 @@ struct ExportCommand: Command {
         """
     static let options: [OptionSpec] = [.table, OptionSpec("--json-lines", .flag, "one JSON item per line (as 'jq -c' expects)")]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options: Equatable {
+        var table: String?
+        var jsonLines = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options(table: args.value("--table"), jsonLines: args.has("--json-lines"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         var query = ListQuery()
         query.state = .all
-        query.output = args.has("--json-lines") ? .jsonLines : .json
-        try ListCommand.stream(query, args, ctx, command: name)
-        return ExitCode.ok
-    }
-}
-
-struct ShowCommand: Command {
-    static let name = "show"
-    static let summary = "show one item"
-    static let usage = "show ID [--table NAME] [--json]"
-    static let discussion = "Shows an item's fields, its server version, its pending operations and any open conflict."
-    static let options: [OptionSpec] = [.table, .json]
-
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let idArg = try positionals(args, min: 1, max: 1, names: "ID")[0]
-        let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let (table, id, history, conflict, edits, short, number) = try StoreAccess.read(store, ctx) { s throws(CLIError) in
-            let table = try StoreAccess.table(args, s, create: false)
-            let id = try StoreAccess.resolveID(idArg, table: table, in: s)
-            let history: ItemHistory
-            let edits: [HandEdit]
-            let conflict: Conflict?
-            do throws(StoreError) {
-                history = try s.history(table: table, id: id)
-                edits = s.handEdits(try s.itemFile(table: table, id: id), operations: history.operations, table: table)
-                conflict = try s.conflict(table: table, id: id)
-            } catch { throw .store(error) }
-            // Short ids (every id of the table) only for the message that needs one.
-            let short = history.item == nil ? try ShortIDs.load(s, table: table) : ShortIDs(keys: [])
-            return (table, id, history, conflict, edits, short, s.itemNumber(table: table, id: id))
-        }
-        guard let item = history.item else {
-            let what = history.operations.last?.kind == .delete ? "it is deleted locally (pending delete)" : "it has no local copy"
-            throw CLIError(.failure, "no such item \(id): \(what)", hint: "see 'todo status' and 'todo diff \(short.of(id))'")
-        }
-        if args.has("--json") {
-            ctx.console.outRaw(JSONOutput.item(item).canonicalBytes())
-            return ExitCode.ok
-        }
-        var rows: [(String, String)] = [("id", item.id)]
-        if let number { rows.append(("number", String(number))) }
-        rows.append(("table", table))
-        for name in item.fields.keys.sorted() { rows.append((name, item.fields[name]!.compactText)) }
-        rows.append(("version", item.system.version ?? "(never synced)"))
-        if let c = item.system.createdAt { rows.append(("createdAt", c)) }
-        if let u = item.system.updatedAt { rows.append(("updatedAt", u)) }
-        for op in history.operations {
-            rows.append(("pending", "\(op.kind.rawValue) #\(op.sequence)\(op.isSealed ? " (sent, awaiting confirmation)" : "")"))
-        }
-        if let conflict { rows.append(("conflict", conflict.kindDescription)) }
-        for edit in edits { rows.append(("edited by hand", edit.summary + " (not recorded)")) }
-        let width = rows.map(\.0.count).max() ?? 0
-        for (k, v) in rows { ctx.console.out(k + ":" + String(repeating: " ", count: width - k.count + 2) + v) }
+        query.output = options.jsonLines ? .jsonLines : .json
+        try ListCommand.stream(query, table: options.table, ctx, command: name)
         return ExitCode.ok
     }
 }

@@ -13,17 +13,27 @@ struct LogCommand: Command {
         """
     static let options: [OptionSpec] = [OptionSpec("--table", .value("NAME"), "only this table"), .json]
 
+    struct Options: Equatable {
+        /// nil: every table.
+        var table: String?
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
+        _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options(table: args.value("--table"), json: args.has("--json"))
+    }
+
     /// Streams in flat memory at any queue length: the queue's file names go through a sort by
     /// sequence on disk (`RunSorter`), and each operation is read, printed and dropped in turn;
     /// short ids come from a sort by id with every id of the tables shown (`ShortIDSort`).
     /// `--json` is written one element at a time, in the bytes one `canonicalBytes` gave.
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        _ = try positionals(args, min: 0, max: 0, names: "")
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: false, command: name)
         try StoreAccess.read(store, ctx) { s throws(CLIError) in
             try StoreAccess.startStreaming(ctx)
-            let table = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
-            let json = args.has("--json")
+            let table = try options.table.map { t throws(CLIError) in try StoreAccess.table(t, s, create: false) }
+            let json = options.json
             let budget = ctx.environment["TODO_TEST_SORT_BUDGET"].flatMap { Int($0) } ?? 8 << 20
             let folders = s.scratchFolders(environment: ctx.environment)
             let queue = RunSorter(budget: budget, folders: folders)

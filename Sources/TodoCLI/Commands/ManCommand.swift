@@ -14,8 +14,15 @@ struct ManCommand: Command {
         """
     static let options: [OptionSpec] = []
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    /// `man` takes no options.
+    struct Options: Equatable {}
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options()
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         ctx.console.out(ManPage.roff())
         return ExitCode.ok
     }

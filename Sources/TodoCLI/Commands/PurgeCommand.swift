@@ -21,11 +21,22 @@ struct PurgeCommand: Command {
         .table,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options: Equatable {
+        /// `--query-id ID`: only that query's items and token.
+        var query: String?
+        var force = false
+        var table: String?
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options(query: args.value("--query-id"), force: args.has("--force"), table: args.value("--table"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
-        let table = try StoreAccess.table(args, store, create: false)
-        let query = args.value("--query-id")
+        let table = try StoreAccess.table(options.table, store, create: false)
+        let query = options.query
         let plan: PurgePlan
         do {
             let config = try store.tableConfig(table) ?? TableConfig(name: table)
@@ -33,7 +44,7 @@ struct PurgeCommand: Command {
             let filter = query.flatMap { config.queries[$0]?.filter }
             let matches = try ItemFilter.predicate(filter, query: query ?? "", table: table, tableFile: tableFile)
             plan = try Purge.plan(table: config, items: try store.items(table: table), operations: try store.operations(table: table),
-                                  conflicts: try store.conflicts().filter { $0.table == table }, force: args.has("--force"),
+                                  conflicts: try store.conflicts().filter { $0.table == table }, force: options.force,
                                   query: query, now: ctx.clock.nowText(), matches: matches)
         } catch let error as PurgeRefusal {
             throw CLIError(.failure, error.message, hint: hint(error))

@@ -19,19 +19,28 @@ struct PushCommand: Command {
         .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        _ = try positionals(args, min: 0, max: 0, names: "")
-        let jobs = try jobsOption(args, command: name)
-        let store = try StoreAccess.open(ctx, writable: true, command: name)
-        let table = try args.value("--table").map { _ throws(CLIError) in try StoreAccess.table(args, store, create: false) }
-        return ExitCode.of(try SyncRunner.push(store, ctx, table: table, json: args.has("--json"), concurrency: jobs))
+    struct Options: Equatable {
+        var table: String?
+        /// `--jobs N`: nil for the engine's default.
+        var jobs: Int?
+        var json = false
     }
 
-    static func jobsOption(_ args: ParsedArguments, command: String) throws(CLIError) -> Int? {
-        guard let text = args.value("--jobs") else { return nil }
-        guard let n = Int(text), (1...1024).contains(n) else {
-            throw .usage("'--jobs \(text)' must be a number from 1 to 1024", command: command)
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
+        _ = try positionals(args, min: 0, max: 0, names: "")
+        var jobs: Int?
+        if let text = args.value("--jobs") {
+            guard let n = Int(text), (1...1024).contains(n) else {
+                throw .usage("'--jobs \(text)' must be a number from 1 to 1024", command: name)
+            }
+            jobs = n
         }
-        return n
+        return Options(table: args.value("--table"), jobs: jobs, json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let store = try StoreAccess.open(ctx, writable: true, command: name)
+        let table = try options.table.map { t throws(CLIError) in try StoreAccess.table(t, store, create: false) }
+        return ExitCode.of(try SyncRunner.push(store, ctx, table: table, json: options.json, concurrency: options.jobs))
     }
 }

@@ -15,15 +15,22 @@ struct QueryCommand: Command {
         """
     static let options: [OptionSpec] = [OptionSpec("--table", .value("NAME"), "only this table (for rm: the query's table, default the replica's default)")]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options: Equatable {
+        enum Action: Equatable { case list, remove(id: String) }
+        var action: Action
+        /// For list: nil for every table; for rm: nil for the default table.
+        var table: String?
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         let words = try positionals(args, min: 1, max: 2, names: "a subcommand: list or rm ID")
         switch words[0] {
         case "list":
             if words.count > 1 { throw .usage("unexpected argument '\(words[1])'", command: name) }
-            return try list(args, ctx)
+            return Options(action: .list, table: args.value("--table"))
         case "rm":
             guard words.count == 2 else { throw .usage("missing ID (the query to remove)", command: name) }
-            return try remove(words[1], args, ctx)
+            return Options(action: .remove(id: words[1]), table: args.value("--table"))
         default:
             var error = CLIError.usage("'\(words[0])' is not a 'todo query' subcommand; use list or rm", command: name)
             if let hint = Suggestion.hint(for: words[0], among: ["list", "rm"], prefix: "todo query ") { error.hint = hint }
@@ -31,10 +38,17 @@ struct QueryCommand: Command {
         }
     }
 
-    static func list(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        switch options.action {
+        case .list: return try list(table: options.table, ctx)
+        case .remove(let id): return try remove(id, table: options.table, ctx)
+        }
+    }
+
+    static func list(table named: String?, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: false, command: name)
         let configs = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) -> [TableConfig] in
-            let only = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
+            let only = try named.map { t throws(CLIError) in try StoreAccess.table(t, s, create: false) }
             do throws(StoreError) {
                 var configs: [TableConfig] = []
                 for t in try s.tables() where only == nil || t == only {
@@ -57,9 +71,9 @@ struct QueryCommand: Command {
         return ExitCode.ok
     }
 
-    static func remove(_ id: String, _ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    static func remove(_ id: String, table named: String?, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
-        let table = try StoreAccess.table(args, store, create: false)
+        let table = try StoreAccess.table(named, store, create: false)
         var config: TableConfig
         do { config = try store.tableConfig(table) ?? TableConfig(name: table) } catch { throw .store(error) }
         guard config.queries.removeValue(forKey: id) != nil else {

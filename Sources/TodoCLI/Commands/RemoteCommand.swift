@@ -24,9 +24,42 @@ struct RemoteCommand: Command {
         .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options {
+        /// `todo remote` shows the settings; `todo remote set` changes them.
+        enum Action { case show, set(Settings) }
+        /// What `remote set` changes: nil (or unset options) leave a setting as it is.
+        struct Settings: Equatable {
+            var url: String?
+            var generation: ReplicaConfig.ProtocolGeneration?
+            var pageSize: Int?
+            var appKey = AppKeyOption()
+            var token = TokenOption()
+            var caFile = CAFileOption()
+        }
+        var action: Action
+        var json = false
+    }
+
+    /// The options of `set` are checked only for `set`: `todo remote` alone ignores them.
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         let p = try positionals(args, min: 0, max: 2, names: "")
-        if p.isEmpty {
+        guard !p.isEmpty else { return Options(action: .show, json: args.has("--json")) }
+        guard p[0] == "set" else { throw .usage("unknown subcommand '\(p[0])'; use 'todo remote' or 'todo remote set URL'", command: name) }
+        var set = Options.Settings()
+        set.url = try p.count > 1 ? RemoteURL.checked(p[1], command: name) : nil
+        set.generation = try InitCommand.protocolOption(args, command: name)
+        if let text = args.value("--page-size") {
+            guard let n = Int(text), (1...1000).contains(n) else { throw .usage("'--page-size \(text)' must be 1 to 1000", command: name) }
+            set.pageSize = n
+        }
+        set.appKey = try AppKeyOption.parse(args, command: name)
+        set.token = TokenOption.parse(args)
+        set.caFile = CAFileOption.parse(args)
+        return Options(action: .set(set), json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        guard case .set(let set) = options.action else {
             let store = try StoreAccess.open(ctx, writable: false, command: name)
             let config: ReplicaConfig
             let key: ReplicaAppKey
@@ -37,20 +70,13 @@ struct RemoteCommand: Command {
                 token = try ReplicaAuthToken.resolve(store, environment: ctx.environment)
             } catch { throw .store(error) }
             for warning in key.warnings(store) + token.warnings(store) { ctx.console.err(warning) }
-            show(config, key.source, token.source, ctx, json: args.has("--json"))
+            show(config, key.source, token.source, ctx, json: options.json)
             return ExitCode.ok
         }
-        guard p[0] == "set" else { throw .usage("unknown subcommand '\(p[0])'; use 'todo remote' or 'todo remote set URL'", command: name) }
-        let url = try p.count > 1 ? RemoteURL.checked(p[1], command: name) : nil
-        let generation = try InitCommand.protocolOption(args, command: name)
-        var pageSize: Int? = nil
-        if let text = args.value("--page-size") {
-            guard let n = Int(text), (1...1000).contains(n) else { throw .usage("'--page-size \(text)' must be 1 to 1000", command: name) }
-            pageSize = n
-        }
-        let newKey = try AppKeyOption.value(args, ctx, command: name)
-        let newToken = try TokenOption.value(args, ctx, command: name)
-        let newCAFile = try CAFileOption.value(args, ctx, command: name)
+        let (url, generation, pageSize) = (set.url, set.generation, set.pageSize)
+        let newKey = try set.appKey.value(ctx)
+        let newToken = try set.token.value(ctx)
+        let newCAFile = try set.caFile.value(ctx)
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         var tx: StoreTransaction
         var config: ReplicaConfig
@@ -119,7 +145,7 @@ struct RemoteCommand: Command {
             if newToken != nil { try? SecretFile.authToken.write(previousToken?.key, in: store) }
             throw error
         }
-        show(config, source, tokenSource, ctx, json: args.has("--json"))
+        show(config, source, tokenSource, ctx, json: options.json)
         return ExitCode.ok
     }
 

@@ -33,17 +33,33 @@ struct ResolveCommand: Command {
         var hint: String
     }
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
-        let flags = ["--use-client", "--use-server", "--merge", "--edit"].filter { args.has($0) }
-        if flags.count > 1 { throw .usage("\(flags[0]) and \(flags[1]) exclude each other", command: name) }
-        let all = args.has("--all")
-        if args.positionals.isEmpty && !all { throw .usage("missing ID (the conflicts to resolve), or --all", command: name) }
-        if !args.positionals.isEmpty && all { throw .usage("give conflict ids or --all, not both", command: name) }
-        let edit = args.has("--edit")
-        if edit && args.positionals.count != 1 { throw .usage("--edit resolves one conflict at a time; give one ID", command: name) }
+    struct Options: Equatable {
+        /// How each conflict is settled; `.written` takes the 'resolved' member of its file.
+        enum Strategy: Equatable { case written, useClient, useServer, merge, edit }
+        /// The IDs as given; empty with `all`.
+        var ids: [String] = []
+        var all = false
+        var strategy = Strategy.written
+        var table: String?
+    }
 
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
+        let flags: [(String, Options.Strategy)] = [("--use-client", .useClient), ("--use-server", .useServer),
+                                                    ("--merge", .merge), ("--edit", .edit)].filter { args.has($0.0) }
+        if flags.count > 1 { throw .usage("\(flags[0].0) and \(flags[1].0) exclude each other", command: name) }
+        let all = args.has("--all")
+        let ids = args.positionals
+        if ids.isEmpty && !all { throw .usage("missing ID (the conflicts to resolve), or --all", command: name) }
+        if !ids.isEmpty && all { throw .usage("give conflict ids or --all, not both", command: name) }
+        let strategy = flags.first?.1 ?? .written
+        if strategy == .edit && ids.count != 1 { throw .usage("--edit resolves one conflict at a time; give one ID", command: name) }
+        return Options(ids: ids, all: all, strategy: strategy, table: args.value("--table"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        let edit = options.strategy == .edit
         let store = try StoreAccess.open(ctx, writable: true, command: name)
-        let (conflicts, unmatched) = try targets(args, store, all: all)
+        let (conflicts, unmatched) = try targets(options, store)
         var failures = unmatched
         if conflicts.isEmpty && failures.isEmpty {
             ctx.console.out("no open conflicts; nothing to resolve")
@@ -56,7 +72,7 @@ struct ResolveCommand: Command {
         let now = ctx.clock.nowText()
         var plans: [(ResolutionPlan, ResolutionStrategy)] = []
         for c in conflicts {
-            let strategy = edited.map { .manual($0.value) } ?? chosen(args, c)
+            let strategy = edited.map { .manual($0.value) } ?? chosen(options.strategy, c)
             let conflictFile = store.displayPath(store.layout.conflict(c.table, c.id))
             do {
                 let ops = try store.operations(table: c.table, id: c.id)
@@ -83,28 +99,30 @@ struct ResolveCommand: Command {
         return ExitCode.ok
     }
 
-    static func chosen(_ args: ParsedArguments, _ c: Conflict) -> ResolutionStrategy {
-        if args.has("--use-client") { return .useClient }
-        if args.has("--use-server") { return .useServer }
-        if args.has("--merge") { return .merge }
-        return .manual(c.resolved)
+    static func chosen(_ strategy: Options.Strategy, _ c: Conflict) -> ResolutionStrategy {
+        switch strategy {
+        case .useClient: return .useClient
+        case .useServer: return .useServer
+        case .merge: return .merge
+        case .written, .edit: return .manual(c.resolved)
+        }
     }
 
     /// The conflicts named on the command line (item number, exact id, else a unique prefix,
     /// ignoring case), or
     /// every open one for `--all`; ids without a conflict become failures.
-    static func targets(_ args: ParsedArguments, _ store: Store, all: Bool) throws(CLIError) -> ([Conflict], [Failure]) {
+    static func targets(_ options: Options, _ store: Store) throws(CLIError) -> ([Conflict], [Failure]) {
         let open: [Conflict]
         do { open = try store.conflicts() } catch { throw .store(error) }
-        if all {
-            guard args.value("--table") != nil else { return (open, []) }
-            let table = try StoreAccess.table(args, store, create: false)
+        if options.all {
+            guard let named = options.table else { return (open, []) }
+            let table = try StoreAccess.table(named, store, create: false)
             return (open.filter { $0.table == table }, [])
         }
-        let table = try StoreAccess.table(args, store, create: false)
+        let table = try StoreAccess.table(options.table, store, create: false)
         let candidates = open.filter { $0.table == table }
         var found: [Conflict] = [], failures: [Failure] = []
-        for given in args.positionals {
+        for given in options.ids {
             // As `StoreAccess.resolveID`: a number names its item's conflict; `id:` makes an id only.
             let marked = given.hasPrefix(StoreAccess.idMarker) && !candidates.contains { ItemID.same($0.id, given) }
             let arg = marked ? String(given.dropFirst(StoreAccess.idMarker.count)) : given

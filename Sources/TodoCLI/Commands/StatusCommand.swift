@@ -16,12 +16,23 @@ struct StatusCommand: Command {
         .json,
     ]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options: Equatable {
+        var short = false
+        /// nil: every table.
+        var table: String?
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options(short: args.has("--short"), table: args.value("--table"), json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: false, command: name)
-        let wantJSON = args.has("--json")
+        let wantJSON = options.json
         let report = try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) in
-            let onlyTable = args.value("--table") == nil ? nil : try StoreAccess.table(args, s, create: false)
+            let onlyTable = try options.table.map { t throws(CLIError) in try StoreAccess.table(t, s, create: false) }
             var report: StatusReport
             do throws(StoreError) { report = try StatusReport.load(s, table: onlyTable, withOperations: wantJSON) } catch { throw .store(error) }
             if !wantJSON {
@@ -32,7 +43,7 @@ struct StatusCommand: Command {
         }
         if wantJSON {
             ctx.console.outRaw(report.json.canonicalBytes())
-        } else if args.has("--short") {
+        } else if options.short {
             for line in StatusRenderer.short(report) { ctx.console.out(line) }
         } else {
             for line in StatusRenderer.long(report) { ctx.console.out(line) }

@@ -14,11 +14,20 @@ struct SyncCommand: Command {
         """
     static let options: [OptionSpec] = [.table, .json]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options: Equatable {
+        var table: String?
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options(table: args.value("--table"), json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
-        let table = try args.value("--table").map { _ throws(CLIError) in try StoreAccess.table(args, store, create: false) }
-        let json = args.has("--json")
+        let table = try options.table.map { t throws(CLIError) in try StoreAccess.table(t, store, create: false) }
+        let json = options.json
         // The same context with the console captured for --json; the transport too, or a test's
         // in-process server would be bypassed (and a real socket tried) by sync alone.
         let quiet = CommandContext(fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, environment: ctx.environment,

@@ -17,20 +17,32 @@ struct TableCommand: Command {
         """
     static let options: [OptionSpec] = [OptionSpec("--force", .flag, "drop the table's pending operations and open conflicts")]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    enum Options: Equatable {
+        case list
+        case remove(table: String, force: Bool)
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         let words = try positionals(args, min: 1, max: 2, names: "a subcommand: list or rm NAME")
         switch words[0] {
         case "list":
             if words.count > 1 { throw .usage("unexpected argument '\(words[1])'", command: name) }
             if args.has("--force") { throw .usage("--force goes with 'table rm'", command: name) }
-            return try list(ctx)
+            return .list
         case "rm":
             guard words.count == 2 else { throw .usage("missing NAME (the table to remove)", command: name) }
-            return try remove(words[1], force: args.has("--force"), ctx)
+            return .remove(table: words[1], force: args.has("--force"))
         default:
             var error = CLIError.usage("'\(words[0])' is not a 'todo table' subcommand; use list or rm", command: name)
             if let hint = Suggestion.hint(for: words[0], among: ["list", "rm"], prefix: "todo table ") { error.hint = hint }
             throw error
+        }
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        switch options {
+        case .list: return try list(ctx)
+        case .remove(let table, let force): return try remove(table, force: force, ctx)
         }
     }
 
@@ -63,9 +75,7 @@ struct TableCommand: Command {
 
     static func remove(_ requested: String, force: Bool, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
-        var named = ParsedArguments()
-        named.values["--table"] = [requested]
-        let table = try StoreAccess.table(named, store, create: false)
+        let table = try StoreAccess.table(requested, store, create: false)
         let plan: PurgePlan
         let files: [ItemFile]
         do {

@@ -19,8 +19,16 @@ struct UndoCommand: Command {
         """
     static let options: [OptionSpec] = [.json]
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32 {
+    struct Options: Equatable {
+        var json = false
+    }
+
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
         _ = try positionals(args, min: 0, max: 0, names: "")
+        return Options(json: args.has("--json"))
+    }
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         store.keepsPendingIndex = true
         let log: UndoLog
@@ -52,7 +60,7 @@ struct UndoCommand: Command {
                               note: "'todo \(last.command)' of \(last.at) taken back"))
         tx.putUndoLog(UndoLog(records: Array(log.records.dropLast())))
         try StoreAccess.commit(tx, store, ctx)
-        if args.has("--json") {
+        if options.json {
             ctx.console.outRaw((["table": .string(last.table), "id": .string(last.id), "command": .string(last.command),
                                  "before": JSONOutput.state(last.before), "after": JSONOutput.state(last.after)] as JSONValue).canonicalBytes())
         } else {

@@ -1,7 +1,7 @@
 import TodoModel
 
 /// What `list` shows: which items, in what order, how many, which columns, and in what form.
-/// Built from the command line by `ListQuery.parse`, which says what is wrong with a bad value.
+/// Built from the command line by `ListCommand.parse`, which says what is wrong with a bad value.
 struct ListQuery {
     enum State: Equatable { case pending, done, all }
     enum Output: Equatable { case text, json, jsonLines }
@@ -19,54 +19,18 @@ struct ListQuery {
     static let sortHint = "give FIELD or -FIELD (descending), several with commas, e.g. --sort -updatedAt,text"
     static let columnsHint = "give column names with commas, e.g. --columns id,done,text,priority (id, done, text, or any field)"
 
-    static func parse(_ args: ParsedArguments, command: String, terminal: Terminal, environment: [String: String]) throws(CLIError) -> ListQuery {
-        var query = ListQuery()
-        let states = ["--pending", "--done", "--all"].filter { args.has($0) }
-        if states.count > 1 { throw .usage("\(states[0]) and \(states[1]) exclude each other", command: command) }
-        query.state = states.first == "--done" ? .done : states.first == "--all" ? .all : .pending
-        for text in args.all("--where") { query.matches.append(try FieldMatch.parse(text)) }
-        for text in args.all("--sort") {
-            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-                var name = String(part)
-                let descending = name.hasPrefix("-")
-                if descending { name.removeFirst() }
-                guard !name.isEmpty else { throw CLIError(.usage, "--sort '\(text)' has an empty field name", hint: sortHint) }
-                query.sort.append(SortField(name: name, descending: descending))
-            }
-        }
-        if let text = args.value("--limit") {
-            guard let n = Int(text), n >= 1 else {
-                throw CLIError(.usage, "--limit '\(text)' is not a number of items", hint: "give a whole number of 1 or more, e.g. --limit 20")
-            }
-            query.limit = n
-        }
-        if args.has("--json") && args.has("--json-lines") { throw .usage("--json and --json-lines exclude each other", command: command) }
-        query.output = args.has("--json") ? .json : args.has("--json-lines") ? .jsonLines : .text
-        if let text = args.value("--columns") {
-            if query.output != .text {
-                throw CLIError(.usage, "--columns chooses columns of the text form; JSON output always holds whole items",
-                               hint: "drop --columns, or pick fields from the JSON with a tool such as jq")
-            }
-            query.columns = []
-            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-                guard !part.isEmpty else { throw CLIError(.usage, "--columns '\(text)' has an empty column name", hint: columnsHint) }
-                query.columns.append(ListColumn(String(part)))
-            }
-        }
-        query.color = try colorWanted(args.value("--color"), terminal: terminal, environment: environment)
-        return query
-    }
-
     /// `--color auto` (the default) colours a terminal unless `NO_COLOR` is set (no-color.org)
     /// or `TERM` is dumb; `always` and `never` decide alone.
-    static func colorWanted(_ value: String?, terminal: Terminal, environment: [String: String]) throws(CLIError) -> Bool {
-        switch value ?? "auto" {
-        case "always": return true
-        case "never": return false
-        case "auto": return terminal.isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
-        case let other: throw CLIError(.usage, "--color '\(other)' is not a choice", hint: "give --color auto (colour on a terminal), always or never")
+    static func colorWanted(_ choice: ColorChoice, terminal: Terminal, environment: [String: String]) -> Bool {
+        switch choice {
+        case .always: return true
+        case .never: return false
+        case .auto: return terminal.isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
         }
     }
+
+    /// `--color WHEN`.
+    enum ColorChoice: String, Equatable { case auto, always, never }
 
     /// Whether an item is shown (before the limit).
     func shows(_ item: Item) -> Bool {

@@ -7,18 +7,31 @@ import TodoStore
 /// Why both: a command line is visible to every user of the machine (`ps`, `/proc/PID/cmdline`)
 /// while the command runs, so a key is better read from a file that only its owner can read.
 /// `--app-key` stays for scripts that already use it.
-enum AppKeyOption {
+struct AppKeyOption: Equatable {
+    /// `--app-key KEY`.
+    var key: String?
+    /// `--app-key-file FILE`, as given.
+    var file: String?
+
     static let options: [OptionSpec] = [
         OptionSpec("--app-key", .value("KEY"),
                    "the app key sent as X-ZUMO-APPLICATION; other users can see a command line, so prefer --app-key-file"),
         OptionSpec("--app-key-file", .value("FILE"), "read the app key from FILE (its first line)"),
     ]
 
-    /// The key the options give: nil when neither is given, `""` when `--app-key ''` asks for none.
-    static func value(_ args: ParsedArguments, _ ctx: CommandContext, command: String) throws(CLIError) -> String? {
-        let inline = args.value("--app-key")
-        guard let file = args.value("--app-key-file") else { return inline }
-        guard inline == nil else { throw .usage("give the app key once: --app-key or --app-key-file, not both", command: command) }
+    /// The two options, of which at most one may be given.
+    static func parse(_ args: ParsedArguments, command: String) throws(CLIError) -> AppKeyOption {
+        let option = AppKeyOption(key: args.value("--app-key"), file: args.value("--app-key-file"))
+        if option.key != nil && option.file != nil {
+            throw .usage("give the app key once: --app-key or --app-key-file, not both", command: command)
+        }
+        return option
+    }
+
+    /// The key the options give, read from its file: nil when neither is given, `""` when
+    /// `--app-key ''` asks for none.
+    func value(_ ctx: CommandContext) throws(CLIError) -> String? {
+        guard let file else { return key }
         let path = file.hasPrefix("/") ? file : ctx.workingDirectory.appendingPath(file)
         let bytes: [UInt8]?
         do { bytes = try ctx.fs.readFile(path) } catch {

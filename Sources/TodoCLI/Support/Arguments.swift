@@ -21,22 +21,39 @@ public struct OptionSpec: Sendable {
     static let json = OptionSpec("--json", .flag, "print JSON (a stable contract, see README)")
 }
 
-/// Parsed command-line arguments: flags, option values, positionals.
+/// Parsed command-line arguments: flags, option values, positionals. Only a command's `parse`
+/// reads them, by the names its option specs declare.
 public struct ParsedArguments: Sendable {
     public var flags: Set<String> = []
     public var values: [String: [String]] = [:]
     public var positionals: [String] = []
+    /// The names the command declares: asking for another is a slip in its `parse` (a typo would
+    /// read as an option never given), so it stops there, in the first test that passes it.
+    var declared: Set<String> = []
 
-    public func has(_ flag: String) -> Bool { flags.contains(flag) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
+    public func has(_ flag: String) -> Bool { declare(flag); return flags.contains(flag) }
+    public func value(_ name: String) -> String? { declare(name); return values[name]?.last }
+    public func all(_ name: String) -> [String] { declare(name); return values[name] ?? [] }
+
+    /// The positionals, checked against the count the command takes.
+    func positionals(min: Int, max: Int, names: String, command: String) throws(CLIError) -> [String] {
+        if positionals.count < min { throw .usage("missing \(names)", command: command) }
+        if positionals.count > max {
+            throw .usage("unexpected argument '\(positionals[max])'", command: command)
+        }
+        return positionals
+    }
+
+    private func declare(_ name: String) {
+        precondition(declared.contains(name), "'\(name)' is not an option this command declares")
+    }
 }
 
 /// A small parser in the shape of git's and swift-argument-parser's: `--name value`,
 /// `--name=value`, `--` ends options, unknown options are usage errors naming the command.
 enum ArgumentParser {
     static func parse(_ args: [String], options: [OptionSpec], command: String) throws(CLIError) -> ParsedArguments {
-        var parsed = ParsedArguments()
+        var parsed = ParsedArguments(declared: Set(options.map(\.name)))
         var index = 0
         var onlyPositionals = false
         while index < args.count {

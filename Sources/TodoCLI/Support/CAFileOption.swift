@@ -3,21 +3,28 @@ import TodoBasics
 /// `--ca-file PATH` of `clone` and `remote set` (issue 20 item 3, as git's `http.sslCAInfo`): the
 /// PEM file of the certificate authorities an https remote is trusted with, instead of the
 /// system's store, for a private CA. Kept as an absolute path in config.json.
-enum CAFileOption {
+struct CAFileOption: Equatable {
+    /// `--ca-file PATH`, as given.
+    var file: String?
+
     static let options: [OptionSpec] = [
         OptionSpec("--ca-file", .value("PATH"), "trust the CAs in this PEM file for an https remote instead of the system's; '' removes it"),
     ]
 
     static let fix = "give the PEM file of the CA that signed the server's certificate"
 
+    static func parse(_ args: ParsedArguments) -> CAFileOption {
+        CAFileOption(file: args.value("--ca-file"))
+    }
+
     /// The absolute path the option gives: nil when it is not given, `""` when `--ca-file ''`
     /// asks for the system's store again. A file that cannot be read or holds no certificate is
     /// refused before anything changes.
-    static func value(_ args: ParsedArguments, _ ctx: CommandContext, command: String) throws(CLIError) -> String? {
-        guard let file = args.value("--ca-file") else { return nil }
+    func value(_ ctx: CommandContext) throws(CLIError) -> String? {
+        guard let file else { return nil }
         if file.isEmpty { return "" }
         let path = file.hasPrefix("/") ? file : ctx.workingDirectory.appendingPath(file)
-        try check(path, named: file, fs: ctx.fs, hint: fix)
+        try Self.check(path, named: file, fs: ctx.fs, hint: Self.fix)
         return path
     }
 

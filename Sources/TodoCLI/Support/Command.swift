@@ -1,9 +1,13 @@
 import TodoStore
 
-/// A command: a name, its help, its options, and `run`. The dispatcher parses the arguments and
-/// handles `--help`; `run` returns the exit code of a command that finished (0, or 3 for open
-/// conflicts) and throws `CLIError` for one that stopped.
+/// A command: a name, its help, its options, and `run`. The dispatcher handles `--help`, splits
+/// the words by the option specs (`ArgumentParser`), and `parse` turns them, once, into the
+/// command's `Options`: typed values, with every usage error of the command line found there, so
+/// `run` never looks an option up by its name. `run` returns the exit code of a command that
+/// finished (0, or 3 for open conflicts) and throws `CLIError` for one that stopped.
 public protocol Command {
+    /// The command line, checked: flags as `Bool`, values typed, repeated ones as arrays.
+    associatedtype Options
     static var name: String { get }
     /// One line for `todo --help`.
     static var summary: String { get }
@@ -11,12 +15,29 @@ public protocol Command {
     static var usage: String { get }
     /// What the command does, for `todo <name> --help`.
     static var discussion: String { get }
+    /// What help, the man page and completion show, and what `ArgumentParser` accepts.
     static var options: [OptionSpec] { get }
 
-    static func run(_ args: ParsedArguments, _ ctx: CommandContext) throws(CLIError) -> Int32
+    /// Reads the split command line into `Options`; throws what is wrong with it: usage errors
+    /// (bad values, options that exclude each other, wrong numbers of arguments) and, exit 1 as
+    /// ever, values the store would refuse (an invalid `--id` or field name). Touches nothing
+    /// else: files that options name are read by `run`.
+    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options
+
+    static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32
 }
 
 extension Command {
+    /// The words after the command's name, split and parsed: what `run` gets.
+    static func parse(commandLine words: [String]) throws(CLIError) -> Options {
+        try parse(ArgumentParser.parse(words, options: options, command: name))
+    }
+
+    /// Parses, then runs: how the dispatcher starts a command.
+    static func run(commandLine words: [String], _ ctx: CommandContext) throws(CLIError) -> Int32 {
+        try run(parse(commandLine: words), ctx)
+    }
+
     static var help: String {
         var lines = ["usage: todo \(usage)", "", discussion]
         let all = options + [OptionSpec("--help", .flag, "show this help")]
@@ -38,11 +59,6 @@ extension Command {
 
     /// Positional arguments, checked against the count the command takes.
     static func positionals(_ args: ParsedArguments, min: Int, max: Int, names: String) throws(CLIError) -> [String] {
-        let p = args.positionals
-        if p.count < min { throw .usage("missing \(names)", command: name) }
-        if p.count > max {
-            throw .usage("unexpected argument '\(p[max])'", command: name)
-        }
-        return p
+        try args.positionals(min: min, max: max, names: names, command: name)
     }
 }

@@ -15,14 +15,14 @@ struct LocalEdit {
     /// The command, for `todo undo` to name it (`UndoRecord.command`).
     var command = "edit"
 
-    /// Opens the store for writing and loads what the rules need. `id` nil means a new item
-    /// (`add`), whose id is resolved by the caller. Refuses an item whose files were edited by
-    /// hand, unless `settling` (then `handEdits` lists them).
-    static func begin(_ ctx: CommandContext, _ args: ParsedArguments, command: String, idArgument: String?,
+    /// Opens the store for writing and loads what the rules need, in the table `--table` names
+    /// (nil: the default). `id` nil means a new item (`add`), whose id is resolved by the caller.
+    /// Refuses an item whose files were edited by hand, unless `settling` (then `handEdits` lists them).
+    static func begin(_ ctx: CommandContext, table named: String?, command: String, idArgument: String?,
                       newID: String? = nil, settling: Bool = false) throws(CLIError) -> LocalEdit {
         let store = try StoreAccess.open(ctx, writable: true, command: command)
         store.keepsPendingIndex = true
-        let table = try StoreAccess.table(args, store, create: idArgument == nil)
+        let table = try StoreAccess.table(named, store, create: idArgument == nil)
         let id: String
         if let idArgument {
             id = try StoreAccess.resolveID(idArgument, table: table, in: store)

@@ -16,12 +16,12 @@ enum StoreAccess {
         }
     }
 
-    /// The stored spelling of the table named by `--table` (or the default), ignoring case.
+    /// The stored spelling of the table `--table` names (nil: the default), ignoring case.
     /// `create` allows a table the replica does not have yet (its first `add`).
-    static func table(_ args: ParsedArguments, _ store: Store, create: Bool) throws(CLIError) -> String {
+    static func table(_ named: String?, _ store: Store, create: Bool) throws(CLIError) -> String {
         let config: ReplicaConfig
         do { config = try store.config() } catch { throw .store(error) }
-        let requested = args.value("--table") ?? config.defaultTable
+        let requested = named ?? config.defaultTable
         if let problem = TableName.problem(requested) { throw CLIError(.usage, problem, hint: "see 'todo --help'") }
         let existing: String?
         do { existing = try store.resolveTable(requested) } catch { throw .store(error) }

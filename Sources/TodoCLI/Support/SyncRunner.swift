@@ -120,39 +120,6 @@ enum SyncRunner {
         }
     }
 
-    /// Validates `--query-id` and `--filter` before any request (sync.md §5.1.2).
-    static func pullOptions(_ args: ParsedArguments, command: String) throws(CLIError) -> PullEngine.Options {
-        let queryID = args.value("--query-id")
-        if let queryID {
-            let ok = (1...64).contains(queryID.utf8.count) && queryID.utf8.allSatisfy {
-                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
-            }
-            guard ok else {
-                throw .usage("'\(queryID)' is not a query id; use 1 to 64 characters of A-Z a-z 0-9 . _ -", command: command)
-            }
-        }
-        let filter = args.value("--filter")
-        if let filter {
-            do { _ = try ODataQueryOptions.parseFilter(filter) } catch {
-                throw .usage("the filter does not parse: \(error)", command: command)
-            }
-            // The pull sends it combined with its cursor condition, a few levels deeper: check
-            // that form too, so a filter at the nesting limit fails here, not as a 400 mid-pull.
-            let cursor = PullFilterText.cursorCondition(updatedAtName: "updatedAt", updatedAtText: "2000-01-01T00:00:00.000Z", id: "x")
-            do { _ = try ODataQueryOptions.parseFilter(PullFilterText.combine(query: filter, condition: cursor) ?? filter) } catch {
-                throw .usage("the filter is nested too deeply to be combined with the pull's cursor condition: \(error)", command: command)
-            }
-        }
-        if args.value("--query-id") != nil || filter != nil, let table = args.value("--table"), let p = TableName.problem(table) {
-            throw .usage(p, command: command)
-        }
-        if args.has("--all-tables"), let other = ["--table", "--query-id", "--filter"].first(where: { args.value($0) != nil }) {
-            throw .usage("--all-tables pulls every table; it does not take \(other)", command: command)
-        }
-        return PullEngine.Options(table: args.value("--table"), queryID: queryID, filter: filter, full: args.has("--full"),
-                                  allTables: args.has("--all-tables"))
-    }
-
     /// The command that settles the open conflicts, read after the run (nil when none are open).
     static func resolveHint(_ store: Store, open: Int) -> String? {
         guard open > 0, let conflicts = try? store.conflicts() else { return nil }

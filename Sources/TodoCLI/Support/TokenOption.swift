@@ -3,14 +3,22 @@ import TodoBasics
 /// `--token-file FILE` of `init`, `clone` and `remote set` (issue 17 item 7): a user's token,
 /// issued by `todo-server user add NAME`, sent as X-ZUMO-AUTH. Only from a file: a command line
 /// is visible to every user of the machine.
-enum TokenOption {
+struct TokenOption: Equatable {
+    /// `--token-file FILE`, as given.
+    var file: String?
+
     static let options: [OptionSpec] = [
         OptionSpec("--token-file", .value("FILE"), "read a user's token (X-ZUMO-AUTH) from FILE (its first line); '' removes it"),
     ]
 
-    /// The token the option gives: nil when it is not given, `""` when `--token-file ''` asks for none.
-    static func value(_ args: ParsedArguments, _ ctx: CommandContext, command: String) throws(CLIError) -> String? {
-        guard let file = args.value("--token-file") else { return nil }
+    static func parse(_ args: ParsedArguments) -> TokenOption {
+        TokenOption(file: args.value("--token-file"))
+    }
+
+    /// The token the option gives, read from its file: nil when it is not given, `""` when
+    /// `--token-file ''` asks for none.
+    func value(_ ctx: CommandContext) throws(CLIError) -> String? {
+        guard let file else { return nil }
         if file.isEmpty { return "" }
         let path = file.hasPrefix("/") ? file : ctx.workingDirectory.appendingPath(file)
         let bytes: [UInt8]?
