@@ -8,17 +8,23 @@
 #                             # missing); a few minutes
 #   RUNS=3                    # runs per step (median reported); KEEP=1 keeps /tmp/todo-sync-https-bench
 #   LEGS="http https"         # only these legs (default: all that can run here; ratios need http)
+#   PROXY_CONNECTIONS=N       # push connections of the http-nginx and https legs (default: https's own)
 #
-# Four legs, each against its own fresh todo-server (release build) for the push:
+# Six legs, each against its own fresh todo-server (release build) for the push:
 #   http         todo -> todo-server
+#   http-nginx   todo -> nginx -> todo-server, plain http through the same config (its TLS lines
+#                dropped) and the https leg's push connections: the proxy's cost without TLS's
 #   https        todo (TLS inside, the system's OpenSSL; `--ca-file` with the throwaway CA) -> nginx -> todo-server
+#   https-stream todo (TLS inside) -> nginx's stream module (TLS only; the decrypted bytes passed on
+#                as they are, so the server sees the pipelines) -> todo-server; a config of the
+#                script's, not the repo's; where libnginx-mod-stream is installed
 #   https-curl   todo -> todo-remote-https (libcurl, `--ca-file`; forced with TODO_REMOTE_HELPER_FOR_HTTPS=1) -> nginx -> ...
 #   https-sys    todo -> todo-remote-https (URLSession, the CA in the system store) -> nginx -> todo-server;
 #              the store is the system's file bind-mounted over in a private mount namespace
 #              (`unshare -rm`), so the machine's store is never touched; left out where not allowed
 # Steps: push of 10,000 pending inserts (sync_load.py writes them), clone of those 10,000, an
 # incremental pull of 10 rows changed by raw PATCHes. Wall time, CPU (user+sys of todo and its
-# helpers) and max RSS of each command.
+# helpers) and max RSS of each command, and the CPU todo-server and the nginx worker used meanwhile.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/.ci/bench"
@@ -34,7 +40,7 @@ todo="$root/.build/release/todo"; server="$root/.build/release/todo-server"; hel
 load=(python3 "$here/sync_load.py")
 
 work=/tmp/todo-sync-https-bench; rm -rf "$work"; mkdir -p "$work"
-pids=()
+pids=(); server_pid=; nginx_worker=
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   [ -n "${KEEP:-}" ] || rm -rf "$work"
@@ -44,14 +50,19 @@ log() { echo "== $*" >&2; }
 die() { echo "sync-https.sh: $*" >&2; exit 1; }
 fails=()
 check() { if [ "$2" = "$3" ]; then :; else echo "   CHECK FAILED: $1: expected $2, got $3" >&2; fails+=("$1"); fi; }
-measure() {  # name cmd...: sets wall, cpu, rss (children included: the helpers are todo's children)
-  local name=$1 s e; shift
+proc_cpu() { [ -n "$1" ] && awk '{printf "%.2f", ($14 + $15) / 100}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+measure() {  # name cmd...: sets wall, cpu, rss (children included: the helpers are todo's children),
+             # and srv_cpu, ngx_cpu: CPU of the current todo-server and nginx worker meanwhile
+  local name=$1 s e s_srv s_ngx; shift
+  s_srv=$(proc_cpu "$server_pid"); s_ngx=$(proc_cpu "$nginx_worker")
   s=$(date +%s.%N)
   set +e; /usr/bin/time -f '%U %S %M' -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"; rc=$?; set -e
   e=$(date +%s.%N)
   wall=$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b-a}')
   read -r cpu rss < <(tail -1 "$work/$name.time" | awk '{printf "%.2f %.1f\n", $1 + $2, $3/1024}')
-  echo "   $name: ${wall} s, CPU ${cpu} s, max RSS ${rss} MB, exit $rc" >&2
+  srv_cpu=$(awk -v a="$s_srv" -v b="$(proc_cpu "$server_pid")" 'BEGIN{printf "%.2f", b-a}')
+  ngx_cpu=$(awk -v a="$s_ngx" -v b="$(proc_cpu "$nginx_worker")" 'BEGIN{printf "%.2f", b-a}')
+  echo "   $name: ${wall} s, CPU ${cpu} s, max RSS ${rss} MB, exit $rc; todo-server CPU ${srv_cpu} s, nginx CPU ${ngx_cpu} s" >&2
   [ "$rc" = 0 ] || { fails+=("$name exited $rc"); tail -3 "$work/$name.err" | sed 's/^/   | /' >&2; }
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -60,16 +71,28 @@ items() { find "$1/.todo/tables/todoitem/items" -name '*.json' | wc -l; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 start_server() {  # data dir -> port
   "$server" --data "$1" --port 0 --quiet --dynamic-tables >"$1.out" 2>"$1.err" &
-  pids+=("$!")
+  server_pid=$!; pids+=("$server_pid")
   for _ in $(seq 1 100); do grep -q listening "$1.out" 2>/dev/null && break; sleep 0.05; done
   port=$(sed -n 's|^listening on http://[^:]*:\([0-9]*\)$|\1|p' "$1.out"); [ -n "$port" ] || die "todo-server did not start"
 }
-start_nginx() {  # upstream port -> nginx_port; the repo's config with this run's port, certificate, upstream
+start_nginx() {  # upstream port [plain|stream] -> nginx_port; the repo's config with this run's port,
+                 # certificate, upstream; "plain": http, the config's ssl lines dropped; "stream": TLS
+                 # only, the bytes passed on as they are (nginx's stream module), the repo's config unused
   local dir="$work/nginx-$1"; mkdir -p "$dir"; nginx_port=$(free_port)
-  sed -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$1;|" -e "s|listen 443 ssl;|listen 127.0.0.1:$nginx_port ssl;|" \
+  local stream=""
+  if [ "${2:-}" = stream ]; then
+    stream="load_module $stream_module;"
+    stream_block="stream { server { listen 127.0.0.1:$nginx_port ssl; ssl_certificate $work/cert.pem;
+  ssl_certificate_key $work/key.pem; ssl_protocols TLSv1.2 TLSv1.3; proxy_pass 127.0.0.1:$1; } }"
+  fi
+  local tls=(-e "s|listen 443 ssl;|listen 127.0.0.1:$nginx_port ssl;|")
+  [ "${2:-}" = plain ] && tls=(-e "s|listen 443 ssl;|listen 127.0.0.1:$nginx_port;|" -e '/^ *ssl_/d')
+  sed -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$1;|" "${tls[@]}" \
       -e "s|/etc/ssl/todo-server/fullchain.pem|$work/cert.pem|" -e "s|/etc/ssl/todo-server/privkey.pem|$work/key.pem|" \
       "$root/deploy/nginx/todo-server.conf" >"$dir/site.conf"
-  { [ "$(id -u)" = 0 ] && echo "user root;"; cat <<EOF
+  grep -q "listen 127.0.0.1:$nginx_port" "$dir/site.conf" || die "deploy/nginx/todo-server.conf has no 'listen 443 ssl;' line"
+  [ -z "$stream" ] || : >"$dir/site.conf"
+  { [ "$(id -u)" = 0 ] && echo "user root;"; echo "$stream"; [ -z "$stream" ] || echo "$stream_block"; cat <<EOF
 worker_processes 1;
 pid $dir/nginx.pid;
 error_log $dir/error.log;
@@ -79,8 +102,11 @@ http { access_log off; client_body_temp_path $dir/body; proxy_temp_path $dir/pro
 EOF
   } >"$dir/nginx.conf"
   "$nginx" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g 'daemon off;' 2>"$dir/nginx.err" &
-  pids+=("$!")
-  for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$nginx_port") 2>/dev/null && return; sleep 0.05; done
+  local master=$!; pids+=("$master")
+  for _ in $(seq 1 100); do
+    if (echo >"/dev/tcp/127.0.0.1/$nginx_port") 2>/dev/null; then nginx_worker=$(pgrep -P "$master" | head -1); return; fi
+    sleep 0.05
+  done
   cat "$dir/nginx.err" "$dir/error.log" >&2; die "nginx did not start"
 }
 
@@ -91,7 +117,9 @@ log "a throwaway CA and a certificate for 127.0.0.1 (openssl)"
   && printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >cert.ext \
   && openssl x509 -req -in cert.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile cert.ext -out cert.pem ) >/dev/null 2>&1 \
   || die "openssl failed"
-legs=(http https https-curl)
+legs=(http http-nginx https https-curl)
+stream_module=/usr/lib/nginx/modules/ngx_stream_module.so
+if [ -f "$stream_module" ]; then legs+=(https-stream); else echo "   (https-stream left out: no $stream_module; apt-get install libnginx-mod-stream)" >&2; fi
 system_ca=/etc/ssl/certs/ca-certificates.crt
 if [ -f "$system_ca" ] && unshare -rm sh -c "mount --bind $system_ca $system_ca" 2>/dev/null; then
   cat "$system_ca" "$work/ca.pem" >"$work/system-plus-ca.pem"
@@ -105,12 +133,21 @@ if [ -n "${LEGS:-}" ]; then
   wanted=(); for leg in "${legs[@]}"; do [[ " $LEGS " == *" $leg "* ]] && wanted+=("$leg"); done; legs=("${wanted[@]}")
 fi
 
+# Connections of an https push (SyncRunner); the http-nginx leg opens as many. PROXY_CONNECTIONS=N
+# sets both legs' (http-nginx, https) to N, to try another number.
+https_connections=16
+proxy_env=(); [ -n "${PROXY_CONNECTIONS:-}" ] && proxy_env=(TODO_PUSH_CONNECTIONS="$PROXY_CONNECTIONS")
 # leg -> url, options for clone/init, environment
 leg_setup() {  # leg upstream-port
-  leg_env=(env); leg_opts=()
+  leg_env=(env); leg_opts=(); nginx_worker=
   case $1 in
     http) url="http://127.0.0.1:$2" ;;
-    https) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem") ;;
+    # As many push connections as an https push opens (SyncRunner), so that only TLS differs.
+    http-nginx) start_nginx "$2" plain; url="http://127.0.0.1:$nginx_port"
+      leg_env=(env TODO_PUSH_CONNECTIONS="$https_connections" "${proxy_env[@]}") ;;
+    https) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem")
+      leg_env=(env "${proxy_env[@]}") ;;
+    https-stream) start_nginx "$2" stream; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem") ;;
     https-curl) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"; leg_opts=(--ca-file "$work/ca.pem")
       leg_env=(env TODO_REMOTE_HELPER_FOR_HTTPS=1) ;;
     https-sys) start_nginx "$2"; url="https://127.0.0.1:$nginx_port"
@@ -121,45 +158,46 @@ leg_setup() {  # leg upstream-port
 declare -A result
 for leg in "${legs[@]}"; do
   log "$leg: push of 10,000 ($runs runs, each to a fresh server), clone of 10,000 ($runs runs), pull of 10"
-  walls=(); cpus=(); rsss=()
+  walls=(); cpus=(); rsss=(); srvs=(); ngxs=()
   for r in $(seq 1 "$runs"); do
     start_server "$work/srv-$leg-$r"; leg_setup "$leg" "$port"; last_port=$port
     mkdir -p "$work/push-$leg-$r" && cd "$work/push-$leg-$r"
     "${leg_env[@]}" "$todo" init --remote "$url" "${leg_opts[@]}" >/dev/null
     "${load[@]}" replica "$work/push-$leg-$r/.todo" 10000
     sync; sleep 1
-    measure "push-$leg-$r" "${leg_env[@]}" "$todo" push; walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss")
+    measure "push-$leg-$r" "${leg_env[@]}" "$todo" push; walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss"); srvs+=("$srv_cpu"); ngxs+=("$ngx_cpu")
     check "$leg: pending after push $r" 0 "$(pending)"
     check "$leg: rows on the server after push $r" 10000 "$("${load[@]}" count "$port")"
   done
-  result[$leg.push]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
-  walls=(); cpus=(); rsss=()
+  result[$leg.push]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}") $(median "${srvs[@]}") $(median "${ngxs[@]}")"
+  walls=(); cpus=(); rsss=(); srvs=(); ngxs=()
   for r in $(seq 1 "$runs"); do
     cd "$work"; measure "clone-$leg-$r" "${leg_env[@]}" "$todo" clone "$url" "$work/clone-$leg-$r" "${leg_opts[@]}"
-    walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss")
+    walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss"); srvs+=("$srv_cpu"); ngxs+=("$ngx_cpu")
     check "$leg: items in clone $r" 10000 "$(items "$work/clone-$leg-$r")"
   done
-  result[$leg.clone]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
-  walls=(); cpus=(); rsss=()
+  result[$leg.clone]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}") $(median "${srvs[@]}") $(median "${ngxs[@]}")"
+  walls=(); cpus=(); rsss=(); srvs=(); ngxs=()
   cd "$work/clone-$leg-1"
   for r in $(seq 1 "$runs"); do
     "${load[@]}" patch "$last_port" 10000 "$r" || fails+=("patch $leg $r")
-    measure "pull-$leg-$r" "${leg_env[@]}" "$todo" pull; walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss")
+    measure "pull-$leg-$r" "${leg_env[@]}" "$todo" pull; walls+=("$wall"); cpus+=("$cpu"); rsss+=("$rss"); srvs+=("$srv_cpu"); ngxs+=("$ngx_cpu")
   done
-  result[$leg.pull]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
+  result[$leg.pull]="$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}") $(median "${srvs[@]}") $(median "${ngxs[@]}")"
 done
 
 echo
 echo "sync over https: todo $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), nginx $("$nginx" -v 2>&1 | sed 's|.*/||');" \
   "$(nproc) CPU(s); load avg $(cut -d' ' -f1-3 /proc/loadavg) at end; medians of $runs runs"
-echo "(wall s, CPU s = user+sys of todo and its helpers, max RSS MB of the largest process; ratio = leg / http wall)"
-printf '%-22s %-10s %9s %9s %9s %7s\n' step leg "wall s" "CPU s" "RSS MB" ratio
+echo "(wall s, CPU s = user+sys of todo and its helpers, max RSS MB of the largest process; ratio = leg / http wall;"
+echo " server s, nginx s = CPU of todo-server and of the nginx worker during the step)"
+printf '%-22s %-12s %9s %9s %9s %9s %9s %7s\n' step leg "wall s" "CPU s" "RSS MB" "server s" "nginx s" ratio
 for step in push clone pull; do
-  read -r base _ _ <<<"${result[http.$step]}"
+  read -r base _ <<<"${result[http.$step]}"
   case $step in push) label="push 10,000";; clone) label="clone 10,000";; pull) label="pull of 10 changes";; esac
   for leg in "${legs[@]}"; do
-    read -r w c m <<<"${result[$leg.$step]}"
-    printf '%-22s %-10s %9s %9s %9s %7s\n' "$label" "$leg" "$w" "$c" "$m" "$(awk -v a="$w" -v b="$base" 'BEGIN{printf "%.2f", a/b}')"
+    read -r w c m sc nc <<<"${result[$leg.$step]}"
+    printf '%-22s %-12s %9s %9s %9s %9s %9s %7s\n' "$label" "$leg" "$w" "$c" "$m" "$sc" "$nc" "$(awk -v a="$w" -v b="$base" 'BEGIN{printf "%.2f", a/b}')"
   done
 done
 echo "issue 20's targets: https push within 1.5x of http, clone within 1.2x"

@@ -22,8 +22,11 @@ public final class SocketTransport: HTTPTransport {
     private let tls: Result<TLSContext, TransportFailure>?
 
     /// `caFile`: for https, the CA file trusted instead of the system's store (`todo remote set --ca-file`).
+    /// `maxIdleConnections`: the pool keeps every connection a push's lanes hand back (16 over https),
+    /// up to as many as the server takes from one address by default (`--max-connections-per-address`):
+    /// one closed on the way back is opened again by the next batch, with a new TLS handshake.
     public init(endpoint: RemoteEndpoint, timeouts: TransportTimeouts = TransportTimeouts(), caFile: String? = nil,
-                maxIdleConnections: Int = 8) {
+                maxIdleConnections: Int = 64) {
         self.endpoint = endpoint
         self.timeouts = timeouts
         pool = IdlePool(capacity: maxIdleConnections)

@@ -58,6 +58,31 @@ struct InProcessTLSTests {
         #expect(try JSONValue.parse(try #require(transport.send(Requests.get("/tables/todoitem/p7")).response).body)["text"]?.stringValue == "changed")
     }
 
+    /// A push's batches over 16 connections at once, as `todo push` deals them over https: every
+    /// insert lands and every answer belongs to its request, and the batches after the first reuse
+    /// the connections (16 TLS handshakes in all, not some per batch).
+    @Test func batchesOverSixteenConnectionsReuseThemAndEveryAnswerMatchesItsRequest() throws {
+        let server = try LiveTableServer()
+        let tls = try TLSFixture(backendPort: server.port, privateCA: true)
+        defer { tls.stop() }
+        let transport = Self.transport(tls, caFile: tls.caFile)
+        defer { transport.close() }
+        let mismatched = Scripted.Counter()
+        for batch in 0..<4 {
+            onThreads(16) { lane in
+                let ids = (0..<20).map { "b\(batch)-l\(lane)-\($0)" }
+                let results = transport.sendPipelined(ids.map { Requests.insert(#"{"id":"\#($0)","text":"x"}"#) })
+                for (id, result) in zip(ids, results) {
+                    let answered = result.response.flatMap { try? JSONValue.parse($0.body)["id"]?.stringValue }
+                    if result.response?.status != 201 || answered != id { _ = mismatched.next() }
+                }
+            }
+        }
+        #expect(mismatched.count == 0, "every insert got its own 201")
+        #expect(try Self.rows(server) == 4 * 16 * 20)
+        #expect(tls.acceptedConnections <= 16, "\(tls.acceptedConnections) TLS handshakes for 16 connections")
+    }
+
     @Test func anUnknownCAIsRefusedWithTheFixAndNothingIsSent() throws {
         let server = try LiveTableServer()
         let tls = try TLSFixture(backendPort: server.port, privateCA: true)

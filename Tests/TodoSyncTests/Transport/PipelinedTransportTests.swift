@@ -170,6 +170,34 @@ struct PipelinedTransportTests {
         #expect(server.accepted == 2)
     }
 
+    @Test func sixteenConnectionsBusyAtOnceAreAllKeptForTheNextBatch() {
+        // An https push deals each batch over 16 connections (issue 20). No script answers before
+        // all 16 are open, so the first batch holds 16 at once; the second must find every one of
+        // them in the pool: one closed on the way back is opened again, with a new TLS handshake.
+        let opened = Scripted.Counter()
+        let server = ScriptedServer { connection, _ in
+            _ = opened.next()
+            while let request = connection.readRequest() {
+                for _ in 0..<500 where opened.count < 16 { usleep(10_000) }
+                connection.respond("\(request.method) \(request.target)")
+            }
+            connection.close()
+        }
+        defer { server.stop() }
+        let transport = transport(server, request: 10)
+        defer { transport.close() }
+        let wrong = Scripted.Counter()
+        for batch in 0..<2 {
+            onThreads(16) { lane in
+                let targets = ["/\(batch)/\(lane)/a", "/\(batch)/\(lane)/b"]
+                let answers = transport.sendPipelined(targets.map { Requests.get($0) }).map { $0.response?.text }
+                if answers != targets.map({ "GET \($0)" }) { _ = wrong.next() }
+            }
+        }
+        #expect(wrong.count == 0, "every answer came back to its request")
+        #expect(server.accepted == 16, "the second batch reused the first batch's 16 connections")
+    }
+
     @Test func oneRequestIsAnOrdinarySend() {
         let server = ScriptedServer { connection, _ in connection.echoUntilClosed() }
         defer { server.stop() }
