@@ -47,7 +47,9 @@ struct LogCommand: Command {
                         try io { () throws(FileSystemError) in try queue.add(key: sequenceKey(name.sequence), payload: Array(name.name.utf8)) }
                     }
                 } else {
-                    try shortIDs(s, table: table, receipts: receipts, budget: budget, folders: folders, queue: queue, receiptShown: &receiptShown)
+                    if try !shortIDsFromIndex(s, table: table, receipts: receipts, queue: queue, receiptShown: &receiptShown) {
+                        try shortIDs(s, table: table, receipts: receipts, budget: budget, folders: folders, queue: queue, receiptShown: &receiptShown)
+                    }
                 }
             } catch { throw .store(error) }
             if json { ctx.console.outRaw(Array("{\n  \"pending\": ".utf8)) }
@@ -95,6 +97,49 @@ struct LogCommand: Command {
         }
         return ExitCode.ok
     }
+
+    /// Short ids from the index of ids (`Store.sharedPrefixLengths`) when every table shown has a
+    /// vouching one and the queue is short (up to `indexLimit` operations): a few bucket reads
+    /// instead of a sort of every id of the tables. False, with nothing added, otherwise (a longer
+    /// queue is then listed twice: 0.1 s at 100,000).
+    private static func shortIDsFromIndex(_ s: Store, table: String?, receipts: [Receipt], queue: RunSorter,
+                                          receiptShown: inout [Int: Int]) throws(StoreError) -> Bool {
+        // Decided before the queue is listed, so that the other way lists it only once too.
+        let existing = Set(try s.tables())
+        for t in Set(receipts.map(\.table)).union(table.map { [$0] } ?? existing) {
+            guard existing.contains(t), s.idIndexVouches(table: t) else { return false }
+        }
+        var names: [(name: OperationFileName, key: String)] = []
+        var tooMany = false
+        try s.forEachOperationName { name throws(StoreError) in
+            guard !tooMany, table == nil || name.table == table else { return }
+            guard names.count < indexLimit else { tooMany = true; return }
+            var key = IDEncoding.decode(name.encodedID)
+            if key == nil, let op = try s.operation(name) { key = ItemID.key(op.id) }  // a hashed name
+            if let key { names.append((name, key)) }
+        }
+        if tooMany { return false }
+        var keys: [String: Set<String>] = [:]
+        for n in names { keys[n.name.table, default: []].insert(n.key) }
+        for r in receipts { keys[r.table, default: []].insert(ItemID.key(r.id)) }
+        var shared: [String: [String: Int]] = [:]
+        for (t, set) in keys {
+            guard existing.contains(t), let lengths = try s.sharedPrefixLengths(of: set, table: t) else { return false }
+            shared[t] = lengths
+        }
+        func shown(_ key: String, _ table: String) -> Int {
+            min(key.unicodeScalars.count, max(ShortIDs.minimum, (shared[table]?[key] ?? 0) + 1))
+        }
+        for (name, key) in names {
+            let length = shown(key, name.table)
+            let payload = [UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)] + Array(name.name.utf8)
+            try io { () throws(FileSystemError) in try queue.add(key: sequenceKey(name.sequence), payload: payload) }
+        }
+        for (i, r) in receipts.enumerated() { receiptShown[i] = shown(ItemID.key(r.id), r.table) }
+        return true
+    }
+
+    static let indexLimit = 10_000
 
     /// The sort by id that gives operations (into `queue`, by sequence, after the short id's
     /// length in 2 bytes) and receipts (`receiptShown`) their short ids.

@@ -68,4 +68,19 @@ import TodoTestSupport
             }
         }
     }
+
+    /// With an index of ids, `log` looks its operations' ids up in it (a few buckets) instead of
+    /// walking and sorting every id of the table, and shows the same short ids.
+    @Test func logWithAnIndexOfIdsLooksIdsUpInsteadOfSortingThem() {
+        let (dir, fs) = Self.store()
+        defer { dir.remove() }
+        let sorted = CLIHarness(directory: dir.path, fs: fs).run("log")
+        #expect(sorted.code == 0 && fs.lists(endingWith: "/items") >= 1, "no index yet: every id is walked and sorted: \(fs.lists)")
+        #expect(CLIHarness(directory: dir.path).run("doctor").code == 0)
+        fs.reset()
+        let looked = CLIHarness(directory: dir.path, fs: fs).run("log")
+        #expect(looked.code == 0 && looked.out == sorted.out)
+        #expect(sorted.out.contains("  id-1  ") && sorted.out.contains("  id-10  "), "an id that starts another is shown whole")
+        #expect(fs.lists(endingWith: "/items") == 0, "the items folder is not walked")
+    }
 }
