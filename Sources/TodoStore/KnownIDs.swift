@@ -86,7 +86,8 @@ extension Store {
         return keys.filter { IDIndex.startsWith($0, prefix) }.sorted(by: IDIndex.precedes)
     }
 
-    private static func commonPrefix(_ a: String.UnicodeScalarView, _ b: String.UnicodeScalarView) -> Int {
+    /// How many Unicode scalars two ids share at their start (short ids count in scalars).
+    static func commonPrefix(_ a: String.UnicodeScalarView, _ b: String.UnicodeScalarView) -> Int {
         var n = 0
         for (x, y) in zip(a, b) {
             guard x == y else { break }
@@ -168,7 +169,7 @@ extension Store {
             let at = IDIndex.insertionPoint(of: key, in: extraEntries)
             if at > 0 { neighbours.append(extra[at - 1]) }
             if at < extra.count { neighbours.append(extra[at] == key ? (at + 1 < extra.count ? extra[at + 1] : key) : extra[at]) }
-            result[key] = neighbours.filter { $0 != key }.map { Self.sharedScalars(key, $0) }.max() ?? 0
+            result[key] = neighbours.filter { $0 != key }.map { Self.commonPrefix(key.unicodeScalars, $0.unicodeScalars) }.max() ?? 0
         }
         return result
     }

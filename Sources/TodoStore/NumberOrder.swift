@@ -43,13 +43,13 @@ extension Store {
         var waiting: (number: Int?, key: String, shared: Int)?
         func settle(_ w: (number: Int?, key: String, shared: Int), nextKey: String?) {
             guard let n = w.number else { return }
-            let shared = max(w.shared, nextKey.map { Self.sharedScalars(w.key, $0) } ?? 0)
+            let shared = max(w.shared, nextKey.map { Self.commonPrefix(w.key.unicodeScalars, $0.unicodeScalars) } ?? 0)
             unique[n] = UInt8(min(255, shared + 1))
             widest = max(widest, min(w.key.unicodeScalars.count, max(minimum, shared + 1)))
         }
         func visit(_ key: String, _ number: Int?) {
             if let w = waiting { settle(w, nextKey: key) }
-            waiting = (number, key, previous.map { Self.sharedScalars($0, key) } ?? 0)
+            waiting = (number, key, previous.map { Self.commonPrefix($0.unicodeScalars, key.unicodeScalars) } ?? 0)
             previous = key
         }
         for bucket in buckets {
@@ -115,14 +115,5 @@ extension Store {
             else { continue }
             for (n, key) in numbers.sorted(by: { $0.key < $1.key }) where !(try body(n, key)) { return }
         }
-    }
-
-    static func sharedScalars(_ a: String, _ b: String) -> Int {
-        var n = 0
-        for (x, y) in zip(a.unicodeScalars, b.unicodeScalars) {
-            guard x == y else { break }
-            n += 1
-        }
-        return n
     }
 }

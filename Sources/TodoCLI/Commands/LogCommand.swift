@@ -114,9 +114,7 @@ struct LogCommand: Command {
         try s.forEachOperationName { name throws(StoreError) in
             guard !tooMany, table == nil || name.table == table else { return }
             guard names.count < indexLimit else { tooMany = true; return }
-            var key = IDEncoding.decode(name.encodedID)
-            if key == nil, let op = try s.operation(name) { key = ItemID.key(op.id) }  // a hashed name
-            if let key { names.append((name, key)) }
+            if let key = try idKey(of: name, in: s) { names.append((name, key)) }
         }
         if tooMany { return false }
         var keys: [String: Set<String>] = [:]
@@ -141,6 +139,12 @@ struct LogCommand: Command {
 
     static let indexLimit = 10_000
 
+    /// The id's key of an operation file: from its name, or from the file for a hashed name.
+    private static func idKey(of name: OperationFileName, in s: Store) throws(StoreError) -> String? {
+        if let key = IDEncoding.decode(name.encodedID) { return key }
+        return try s.operation(name).map { ItemID.key($0.id) }
+    }
+
     /// The sort by id that gives operations (into `queue`, by sequence, after the short id's
     /// length in 2 bytes) and receipts (`receiptShown`) their short ids.
     private static func shortIDs(_ s: Store, table: String?, receipts: [Receipt], budget: Int, folders: [String],
@@ -150,9 +154,7 @@ struct LogCommand: Command {
         try s.forEachOperationName { name throws(StoreError) in
             guard table == nil || name.table == table else { return }
             tables.insert(name.table)
-            var key = IDEncoding.decode(name.encodedID)
-            if key == nil, let op = try s.operation(name) { key = ItemID.key(op.id) }  // a hashed name
-            guard let key else { return }
+            guard let key = try idKey(of: name, in: s) else { return }
             try io { () throws(FileSystemError) in try ids.add(table: name.table, key: key, row: [1] + sequenceKey(name.sequence) + Array(name.name.utf8)) }
         }
         for (i, r) in receipts.enumerated() {

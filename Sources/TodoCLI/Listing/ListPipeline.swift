@@ -82,7 +82,7 @@ struct ListPipeline {
         }
         let widest = try number(byID, into: ordered)
         if withShortIDs, let i = query.columns.firstIndex(of: .id) { widths[i] = widest }
-        var output = ListOutput(query: query, printer: printer(widths), console: ctx.console)
+        var output = ListOutput(query: query, printer: ListPrinter(query, widths: widths, terminal: ctx.terminal), console: ctx.console)
         do { try ordered.sorted { output.emit($0.payload) } } catch { throw .store(.io(error)) }
         output.finish()
         if budget != nil {
@@ -91,10 +91,6 @@ struct ListPipeline {
             }
         }
         return edits
-    }
-
-    func printer(_ widths: [Int]) -> ListPrinter {
-        ListPrinter(columns: query.columns, widths: widths, color: query.color, width: ctx.terminal.isTerminal ? ctx.terminal.width : nil)
     }
 
     /// The kind of each item's last pending operation, by encoded id: one walk of the

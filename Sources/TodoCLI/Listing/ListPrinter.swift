@@ -13,6 +13,14 @@ struct ListPrinter {
 
     static let ellipsis: Character = "…"
 
+    /// The printer of a query's text form: cut to the terminal's width on a terminal only.
+    init(_ query: ListQuery, widths: [Int], terminal: Terminal) {
+        columns = query.columns
+        self.widths = widths
+        color = query.color
+        width = terminal.isTerminal ? terminal.width : nil
+    }
+
     /// The cell of a column that does not depend on other items (id and done are drawn here).
     static func cell(_ column: ListColumn, of item: Item) -> String {
         switch column {

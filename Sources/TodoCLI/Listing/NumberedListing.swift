@@ -23,8 +23,7 @@ struct NumberedListing {
     func run(_ numbered: NumberedIDs) throws(CLIError) -> [HandEdit] {
         var widths = [Int](repeating: 0, count: query.columns.count)
         if let i = query.columns.firstIndex(of: .id) { widths[i] = numbered.widestShortID }
-        var output = ListOutput(query: query, printer: ListPipeline(query: query, table: table, store: store, ctx: ctx).printer(widths),
-                                console: ctx.console)
+        var output = ListOutput(query: query, printer: ListPrinter(query, widths: widths, terminal: ctx.terminal), console: ctx.console)
         var edits: [HandEdit] = []
         do throws(StoreError) {
             try store.forEachItemFileByNumber(table: table, numbered) { number, file in
