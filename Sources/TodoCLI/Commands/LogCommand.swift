@@ -13,16 +13,7 @@ struct LogCommand: Command {
         """
     static let options: [OptionSpec] = [OptionSpec("--table", .value("NAME"), "only this table"), .json]
 
-    struct Options: Equatable {
-        /// nil: every table.
-        var table: String?
-        var json = false
-    }
-
-    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
-        _ = try positionals(args, min: 0, max: 0, names: "")
-        return Options(table: args.value("--table"), json: args.has("--json"))
-    }
+    typealias Options = TableJSONOptions
 
     /// Streams in flat memory at any queue length: the queue's file names go through a sort by
     /// sequence on disk (`RunSorter`), and each operation is read, printed and dropped in turn;

@@ -14,15 +14,7 @@ struct SyncCommand: Command {
         """
     static let options: [OptionSpec] = [.table, .json]
 
-    struct Options: Equatable {
-        var table: String?
-        var json = false
-    }
-
-    static func parse(_ args: ParsedArguments) throws(CLIError) -> Options {
-        _ = try positionals(args, min: 0, max: 0, names: "")
-        return Options(table: args.value("--table"), json: args.has("--json"))
-    }
+    typealias Options = TableJSONOptions
 
     static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
