@@ -141,12 +141,10 @@ import TodoTestSupport
                 + "string, but its log (\(data)/counters.log) holds it as number. Declare it as number, or leave it out"),
         ]
         for (options, message) in cases {
-            #expect(throws: TableSetup.Mismatch.self) {
+            let error = #expect(throws: TableSetup.Mismatch.self) {
                 try Self.service(dir, ["counters": options], source: "the table config file 'x.json'")
             }
-            do { _ = try Self.service(dir, ["counters": options], source: "the table config file 'x.json'") } catch {
-                #expect("\(error)" == message)
-            }
+            #expect(error.map { "\($0)" } == message)
         }
         // A new declared column is added; the table keeps its rows and settings.
         let widened = try Self.service(dir, ["counters": TableOptions(columns: ["label": .string])])
