@@ -14,7 +14,12 @@ let invocation: RemoteHelperProtocol.Invocation
 do {
     invocation = try RemoteHelperProtocol.Invocation(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch {
-    let line = "\(RemoteHelperProtocol.helperName): \(error.message)\n"
+    let usage = "usage: \(RemoteHelperProtocol.helperName) URL [--connect-timeout SECONDS] [--request-timeout SECONDS] [--ca-file PATH]"
+    let message = switch error {
+    case .usage: usage
+    case .url(let bad): "'\(bad.url)' is not a remote URL (\(bad.problem)); \(usage)"
+    }
+    let line = "\(RemoteHelperProtocol.helperName): \(message)\n"
     _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     exit(2)
 }

@@ -38,7 +38,7 @@ struct DoctorCommand: Command {
             throw .store(error)
         }
         let report = Doctor.check(store, notWritable: notWritable) { url in
-            do throws(RemoteEndpoint.ParseError) { _ = try RemoteEndpoint(parsing: url); return nil } catch { return error.message }
+            do throws(RemoteEndpoint.ParseError) { _ = try RemoteEndpoint(parsing: url); return nil } catch { return RemoteURLText.sentence(error) }
         }
         let remote = options.remote ? try SyncRunner.runVerifier(store, ctx, table: nil, repair: false) : nil
         if options.json {

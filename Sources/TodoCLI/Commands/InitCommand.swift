@@ -117,7 +117,7 @@ enum RemoteURL {
     /// The URL as stored, or a usage error saying what is wrong with it.
     static func checked(_ url: String, command: String) throws(CLIError) -> String {
         let trimmed = trimmed(url)
-        do { _ = try RemoteEndpoint(parsing: trimmed) } catch { throw .usage(error.message, command: command) }
+        do { _ = try RemoteEndpoint(parsing: trimmed) } catch { throw .usage(RemoteURLText.sentence(error), command: command) }
         return trimmed
     }
 

@@ -11,7 +11,18 @@ enum TransportFailureText {
         case .timedOut(let seconds, _): "no response within \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s"
         case .connectionLost(let reason, _): "the connection was lost: \(reason)"
         case .badResponse(let reason): "the server's answer is not valid HTTP: \(reason)"
+        case .helperUnavailable(let endpoint, let launch): "cannot connect to \(endpoint): \(helper(launch))"
         }
+    }
+
+    /// What went wrong and what to do: install the helper, or the system's reason it did not start.
+    static func helper(_ failure: HelperLaunchFailure) -> String {
+        let reason = switch failure {
+        case .notFound: "not found next to this program or on PATH; install it beside todo or set TODO_REMOTE_HELPER to its path"
+        case .cannotStart(let path, let reason): "\(reason) (\(path))"
+        case .endedBeforeTheRequest(let how): "it ended (\(how)) before taking the request"
+        }
+        return "cannot run \(RemoteHelperProtocol.helperName) (needed for https remotes): \(reason)"
     }
 
     static func tls(_ trouble: TLSTrouble) -> String {

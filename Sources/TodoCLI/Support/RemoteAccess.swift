@@ -43,7 +43,7 @@ enum RemoteAccess {
 
     static func endpoint(_ url: String) throws(CLIError) -> RemoteEndpoint {
         do { return try RemoteEndpoint(parsing: url) } catch {
-            throw CLIError(.failure, "the remote URL is not usable: \(error.message)", hint: "fix it with 'todo remote set URL'")
+            throw CLIError(.failure, "the remote URL is not usable: \(RemoteURLText.sentence(error))", hint: "fix it with 'todo remote set URL'")
         }
     }
 

@@ -99,7 +99,7 @@ enum PushApplier {
                 report.sent[op.kind, default: 0] += 1
                 report.newConflicts += 1
                 report.lines.append(.init(kind: op.kind, table: op.table, id: op.id,
-                                          result: .conflict(status: status, kind: conflict.kindDescription, fields: fields)))
+                                          result: .conflict(status: status, kind: conflict.kind, fields: fields)))
             case .reject(let status, let message, let server):
                 record(op, .rejected, status: status, message: message, server: server, fields: [], client: local, at: at, into: &tx)
                 report.sent[op.kind, default: 0] += 1

@@ -12,8 +12,8 @@ public struct PushReport: Sendable {
             case replayed(String)
             case merged
             case absorbed
-            /// `kind`: the conflict's name as `todo status` shows it (sync.md §7.3); `fields`: the clashing ones.
-            case conflict(status: Int?, kind: String, fields: [String])
+            /// `kind`: what happened on each side (sync.md §7.3); `fields`: the clashing ones.
+            case conflict(status: Int?, kind: Conflict.Kind, fields: [String])
             case rejected(status: Int?, message: String?)
             case held
             case stopped

@@ -47,14 +47,26 @@ public enum TransportFailure: Error, Sendable, Equatable {
     case connectionLost(reason: String, requestSent: Bool)
     /// The bytes that came back are not an HTTP/1.x response.
     case badResponse(reason: String)
+    /// The https helper (`todo-remote-https`) could not be found or started. Nothing was sent.
+    case helperUnavailable(endpoint: String, HelperLaunchFailure)
 
     public var mayHaveReachedServer: Bool {
         switch self {
-        case .cannotResolve, .cannotConnect, .tlsFailed: false
+        case .cannotResolve, .cannotConnect, .tlsFailed, .helperUnavailable: false
         case .timedOut(_, let sent), .connectionLost(_, let sent): sent
         case .badResponse: true
         }
     }
+}
+
+/// Why the https helper cannot be used; `TodoCLI` words it (with what to do about it).
+public enum HelperLaunchFailure: Error, Sendable, Equatable {
+    /// Not at `TODO_REMOTE_HELPER`, beside the running program, nor on `PATH`.
+    case notFound
+    /// Found at `path`, but it could not be started (the system's reason).
+    case cannotStart(path: String, reason: String)
+    /// It ended before taking the request; `how`: "exit status 1", "signal 9".
+    case endedBeforeTheRequest(String)
 }
 
 /// Connect and whole-request timeouts (protocol §10.6), in seconds.

@@ -110,7 +110,7 @@ struct HelperProcess: Sendable {
     /// (as installed with `todo`), else the first match on `PATH`.
     static func locate(
         environment: [String: String], runningExecutable: String? = runningExecutable()
-    ) -> Result<String, SpawnError> {
+    ) -> Result<String, HelperLaunchFailure> {
         if let path = environment["TODO_REMOTE_HELPER"], !path.isEmpty {
             return .success(path)
         }
@@ -124,8 +124,7 @@ struct HelperProcess: Sendable {
         if let found = candidates.first(where: { access($0, X_OK) == 0 }) {
             return .success(found)
         }
-        return .failure(SpawnError(
-            reason: "not found next to this program or on PATH; install it beside todo or set TODO_REMOTE_HELPER to its path"))
+        return .failure(.notFound)
     }
 
     static func runningExecutable() -> String? {

@@ -39,8 +39,8 @@ public final class HelperTransport: HTTPTransport {
         self.endpoint = endpoint
         self.timeouts = timeouts
         self.caFile = caFile
-        helper = Self.locateHelper(environment: environment).mapError { reason in
-            .cannotConnect(endpoint: endpoint.authority, reason: reason.message)
+        helper = Self.locateHelper(environment: environment).mapError { failure in
+            .helperUnavailable(endpoint: endpoint.authority, failure)
         }
         pool = IdlePool(capacity: maxIdleHelpers)
     }
@@ -49,19 +49,10 @@ public final class HelperTransport: HTTPTransport {
         close()
     }
 
-    /// Why the helper cannot be used: "cannot run todo-remote-https (needed for https remotes): …".
-    public struct LaunchError: Error, Sendable, Equatable {
-        public var message: String
-
-        init(_ reason: String) {
-            message = "cannot run \(RemoteHelperProtocol.helperName) (needed for https remotes): \(reason)"
-        }
-    }
-
     /// `TODO_REMOTE_HELPER` if set, else `todo-remote-https` next to the running executable
     /// (`/proc/self/exe`), else on `PATH`. For an early, clear error before any work is done.
-    public static func locateHelper(environment: [String: String]) -> Result<String, LaunchError> {
-        HelperProcess.locate(environment: environment).mapError { LaunchError($0.reason) }
+    public static func locateHelper(environment: [String: String]) -> Result<String, HelperLaunchFailure> {
+        HelperProcess.locate(environment: environment)
     }
 
     public func send(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure> {
@@ -94,7 +85,7 @@ public final class HelperTransport: HTTPTransport {
                     mayRetry = false
                     continue
                 }
-                return .failure(launchFailure("it ended (\(ending)) before taking the request"))
+                return .failure(.helperUnavailable(endpoint: endpoint.authority, .endedBeforeTheRequest(ending)))
             }
             return finish(process, generation: generation, method: request.method, deadline: deadline)
         }
@@ -130,14 +121,8 @@ public final class HelperTransport: HTTPTransport {
     private func start(_ path: String) -> Result<HelperProcess, TransportFailure> {
         let invocation = RemoteHelperProtocol.Invocation(endpoint: endpoint, timeouts: timeouts, caFile: caFile)
         return HelperProcess.spawn(path: path, arguments: invocation.arguments).mapError { error in
-            launchFailure("\(error.reason) (\(path))")
+            .helperUnavailable(endpoint: endpoint.authority, .cannotStart(path: path, reason: error.reason))
         }
-    }
-
-    /// Nothing was sent: the helper is missing or broken. Told as "cannot connect" because that is
-    /// what it means for the push (the write cannot have landed).
-    private func launchFailure(_ reason: String) -> TransportFailure {
-        .cannotConnect(endpoint: endpoint.authority, reason: LaunchError(reason).message)
     }
 
     /// An idle helper that is still running and quiet, or nil (start a new one).

@@ -11,13 +11,31 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
         public var defaultPort: Int { self == .http ? 80 : 443 }
     }
 
-    /// Why a text is not a usable remote URL; `message` is one line for people.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
+    /// Why a text is not a usable remote URL: the text as given and what is wrong with it
+    /// (`TodoCLI` words it, with what to write instead).
+    public struct ParseError: Error, Sendable, Equatable {
+        public enum Problem: Sendable, Equatable {
+            case notHTTP
+            case queryOrFragment
+            case credentials
+            case noHost
+            /// `port` is the text after the colon.
+            case invalidPort(String)
+            /// A space, a control or a non-ASCII character.
+            case pathCharacter(Unicode.Scalar)
+            case unclosedBracket
+            /// `address` is what is inside the brackets.
+            case invalidIPv6(String)
+            case afterBracket
+            case invalidHost(String)
+        }
 
-        public init(message: String) {
-            self.message = message
+        public var url: String
+        public var problem: Problem
+
+        public init(_ url: String, _ problem: Problem) {
+            self.url = url
+            self.problem = problem
         }
     }
 
@@ -37,7 +55,6 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `http[s]://host[:port][/base/path]`; the scheme and host are case-insensitive.
     public init(parsing text: String) throws(ParseError) {
-        let usage = "use http://HOST[:PORT][/PATH]"
         let lower = text.lowercased()
         let scheme: Scheme
         if lower.hasPrefix("http://") {
@@ -45,29 +62,28 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
         } else if lower.hasPrefix("https://") {
             scheme = .https
         } else {
-            throw ParseError(message: "'\(text)' is not an http or https URL; \(usage)")
+            throw ParseError(text, .notHTTP)
         }
         let rest = text.dropFirst(scheme.rawValue.count + 3)
         if rest.contains("?") || rest.contains("#") {
-            throw ParseError(message: "'\(text)' has a query or fragment ('?' or '#'); a remote is a base URL: \(usage)")
+            throw ParseError(text, .queryOrFragment)
         }
         let authority = rest.prefix { $0 != "/" }
         let path = rest.dropFirst(authority.count)
         if authority.contains("@") {
-            throw ParseError(message: "'\(text)' contains a user name or password; \(usage) (the app key is a separate setting)")
+            throw ParseError(text, .credentials)
         }
-        let (host, portText) = try Self.splitAuthority(authority, text: text, usage: usage)
+        let (host, portText) = try Self.splitAuthority(authority, text: text)
         var port = scheme.defaultPort
         if let portText {
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCIIDigit),
                   let value = Int(portText), (1...65_535).contains(value) else {
-                throw ParseError(message: "'\(text)' has an invalid port '\(portText)'; a port is a number from 1 to 65535")
+                throw ParseError(text, .invalidPort(String(portText)))
             }
             port = value
         }
         if let bad = path.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
-            let shown = bad.value == 0x20 ? "a space" : "the character U+\(String(bad.value, radix: 16, uppercase: true))"
-            throw ParseError(message: "'\(text)' has \(shown) in its path; percent-encode it (%20 for a space)")
+            throw ParseError(text, .pathCharacter(bad))
         }
         var basePath = String(path)
         while basePath.hasSuffix("/") { basePath.removeLast() }
@@ -92,23 +108,23 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Splits `host[:port]` or `[v6][:port]`; the port text is nil when there is no colon.
     private static func splitAuthority(
-        _ authority: Substring, text: String, usage: String
+        _ authority: Substring, text: String
     ) throws(ParseError) -> (host: String, port: Substring?) {
         if authority.isEmpty {
-            throw ParseError(message: "'\(text)' has no host; \(usage)")
+            throw ParseError(text, .noHost)
         }
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else {
-                throw ParseError(message: "'\(text)' has an unclosed '[' in its host; write IPv6 addresses as [::1]")
+                throw ParseError(text, .unclosedBracket)
             }
             let inside = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             guard !inside.isEmpty, inside.contains(":"),
                   inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
-                throw ParseError(message: "'\(text)' has an invalid IPv6 address '[\(inside)]'")
+                throw ParseError(text, .invalidIPv6(String(inside)))
             }
             guard after.isEmpty || after.hasPrefix(":") else {
-                throw ParseError(message: "'\(text)' has characters after ']' that are not a port")
+                throw ParseError(text, .afterBracket)
             }
             return (inside.lowercased(), after.isEmpty ? nil : after.dropFirst())
         }
@@ -116,11 +132,11 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
         let host = colon.map { authority[..<$0] } ?? authority
         let port = colon.map { authority[authority.index(after: $0)...] }
         if host.isEmpty {
-            throw ParseError(message: "'\(text)' has no host; \(usage)")
+            throw ParseError(text, .noHost)
         }
         guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") }),
               !host.hasPrefix("."), !host.hasPrefix("-") else {
-            throw ParseError(message: "'\(text)' has an invalid host '\(host)'; use a name such as example.com or an address such as 127.0.0.1")
+            throw ParseError(text, .invalidHost(String(host)))
         }
         return (host.lowercased(), port)
     }

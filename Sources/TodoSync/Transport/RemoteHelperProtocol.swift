@@ -37,27 +37,33 @@ public enum RemoteHelperProtocol {
                 + (caFile.map { ["--ca-file", $0] } ?? [])
         }
 
-        /// Parses `arguments` (without the program name); the error is a usage line for people.
-        public init(arguments: [String]) throws(RemoteEndpoint.ParseError) {
-            let usage = "usage: \(helperName) URL [--connect-timeout SECONDS] [--request-timeout SECONDS] [--ca-file PATH]"
-            guard let url = arguments.first, !url.hasPrefix("-") else { throw .init(message: usage) }
-            endpoint = try RemoteEndpoint(parsing: url)
+        /// What is wrong with the helper's arguments; its `main` words it.
+        public enum ArgumentError: Error, Sendable, Equatable {
+            /// Not `URL [--connect-timeout SECONDS] [--request-timeout SECONDS] [--ca-file PATH]`.
+            case usage
+            case url(RemoteEndpoint.ParseError)
+        }
+
+        /// Parses `arguments` (without the program name).
+        public init(arguments: [String]) throws(ArgumentError) {
+            guard let url = arguments.first, !url.hasPrefix("-") else { throw .usage }
+            do { endpoint = try RemoteEndpoint(parsing: url) } catch { throw .url(error) }
             timeouts = TransportTimeouts()
             caFile = nil
             var rest = arguments.dropFirst()
             while let option = rest.popFirst() {
                 if option == "--ca-file" {
-                    guard let path = rest.popFirst(), !path.isEmpty else { throw .init(message: usage) }
+                    guard let path = rest.popFirst(), !path.isEmpty else { throw .usage }
                     caFile = path
                     continue
                 }
                 guard let text = rest.popFirst(), let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                    throw .init(message: usage)
+                    throw .usage
                 }
                 switch option {
                 case "--connect-timeout": timeouts.connect = seconds
                 case "--request-timeout": timeouts.request = seconds
-                default: throw .init(message: usage)
+                default: throw .usage
                 }
             }
         }
@@ -74,6 +80,8 @@ public enum RemoteHelperProtocol {
         case .timedOut: ("timed-out", "")
         case .connectionLost(let reason, _): ("connection-lost", reason)
         case .badResponse(let reason): ("bad-response", reason)
+        // Only `todo` starts helpers; a helper never reports this one.
+        case .helperUnavailable: ("cannot-connect", "")
         }
         let sent = failure.mayHaveReachedServer ? "yes" : "no"
         return HTTPResponse(

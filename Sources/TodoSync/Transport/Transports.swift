@@ -11,7 +11,7 @@ public enum Transports {
     /// with instead of the system's store (`todo remote set --ca-file`).
     public static func make(
         endpoint: RemoteEndpoint, timeouts: TransportTimeouts, caFile: String? = nil,
-        environment: [String: String] = ProcessEnvironment.current()
+        environment: [String: String]
     ) -> any HTTPTransport {
         let https = endpoint.scheme == .https
         if environment["TODO_REMOTE_HELPER_FOR_HTTP"] == "1"

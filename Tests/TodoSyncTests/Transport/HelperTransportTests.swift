@@ -142,21 +142,24 @@ struct HelperTransportTests {
         let transport = HelperTransport(endpoint: RemoteEndpoint(scheme: .https, host: "example.com"),
                                         helperPath: "/nonexistent/todo-remote-https")
         let failure = transport.send(Requests.get("/"))
-        #expect(failure.failure == .cannotConnect(
-            endpoint: "example.com:443",
-            reason: "cannot run todo-remote-https (needed for https remotes): No such file or directory (/nonexistent/todo-remote-https)"))
+        #expect(failure.failure == .helperUnavailable(
+            endpoint: "example.com:443", .cannotStart(path: "/nonexistent/todo-remote-https", reason: "No such file or directory")))
         #expect(failure.failure?.mayHaveReachedServer == false)
     }
 
     @Test func aHelperThatDiesAtOnceIsReported() {
         let transport = HelperTransport(endpoint: RemoteEndpoint(scheme: .https, host: "example.com"), helperPath: "/bin/false")
-        let message: String = switch transport.send(Requests.get("/")).failure {
-        case .cannotConnect(_, let reason)?, .connectionLost(let reason, _)?: reason
-        case let other: "\(String(describing: other))"
+        // Whether the write or the read notices first, the failure says how the helper ended.
+        switch transport.send(Requests.get("/")).failure {
+        case .helperUnavailable(let endpoint, let launch)?:
+            #expect(endpoint == "example.com:443")
+            #expect(launch == .endedBeforeTheRequest("exit status 1"))
+        case .connectionLost(let reason, _)?:
+            #expect(reason.contains("todo-remote-https"))
+            #expect(reason.contains("ended (exit status 1)"))
+        case let other:
+            Issue.record("not a helper failure: \(String(describing: other))")
         }
-        // Whether the write or the read notices first, the reason names the helper and its end.
-        #expect(message.contains("todo-remote-https"))
-        #expect(message.contains("ended (exit status 1)"))
     }
 
     // MARK: - Finding the helper
@@ -177,13 +180,9 @@ struct HelperTransportTests {
         #expect(found == HelperBinary.path)
     }
 
-    @Test func aHelperNowhereToBeFoundSaysWhatToDo() {
+    @Test func aHelperNowhereToBeFoundIsNotFound() {
         let result = HelperProcess.locate(environment: ["PATH": "/nonexistent"], runningExecutable: "/nonexistent/todo")
-            .mapError { HelperTransport.LaunchError($0.reason) }
-        #expect(throws: HelperTransport.LaunchError(
-            "not found next to this program or on PATH; install it beside todo or set TODO_REMOTE_HELPER to its path")) {
-            try result.get()
-        }
+        #expect(throws: HelperLaunchFailure.notFound) { try result.get() }
     }
 
     @Test func theRunningExecutableIsKnown() {

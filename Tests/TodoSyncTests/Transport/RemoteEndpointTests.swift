@@ -29,28 +29,29 @@ struct RemoteEndpointTests {
         #expect(try RemoteEndpoint(parsing: "http://[::1]").authority == "[::1]:80")
     }
 
+    /// What is wrong with each; `TodoCLITests.RemoteURLTextTests` checks the sentences.
     @Test(arguments: [
-        ("ftp://x", "'ftp://x' is not an http or https URL; use http://HOST[:PORT][/PATH]"),
-        ("example.com", "'example.com' is not an http or https URL; use http://HOST[:PORT][/PATH]"),
-        ("http:/example.com", "'http:/example.com' is not an http or https URL; use http://HOST[:PORT][/PATH]"),
-        ("http://", "'http://' has no host; use http://HOST[:PORT][/PATH]"),
-        ("http:///api", "'http:///api' has no host; use http://HOST[:PORT][/PATH]"),
-        ("http://:8080", "'http://:8080' has no host; use http://HOST[:PORT][/PATH]"),
-        ("http://h:0", "'http://h:0' has an invalid port '0'; a port is a number from 1 to 65535"),
-        ("http://h:65536", "'http://h:65536' has an invalid port '65536'; a port is a number from 1 to 65535"),
-        ("http://h:80a", "'http://h:80a' has an invalid port '80a'; a port is a number from 1 to 65535"),
-        ("http://h:", "'http://h:' has an invalid port ''; a port is a number from 1 to 65535"),
-        ("http://h:-1", "'http://h:-1' has an invalid port '-1'; a port is a number from 1 to 65535"),
-        ("http://h/api?x=1", "'http://h/api?x=1' has a query or fragment ('?' or '#'); a remote is a base URL: use http://HOST[:PORT][/PATH]"),
-        ("http://h#top", "'http://h#top' has a query or fragment ('?' or '#'); a remote is a base URL: use http://HOST[:PORT][/PATH]"),
-        ("http://user:pass@h", "'http://user:pass@h' contains a user name or password; use http://HOST[:PORT][/PATH] (the app key is a separate setting)"),
-        ("http://bad host", "'http://bad host' has an invalid host 'bad host'; use a name such as example.com or an address such as 127.0.0.1"),
-        ("http://h/a b", "'http://h/a b' has a space in its path; percent-encode it (%20 for a space)"),
-        ("http://[::1", "'http://[::1' has an unclosed '[' in its host; write IPv6 addresses as [::1]"),
-        ("http://[zz]", "'http://[zz]' has an invalid IPv6 address '[zz]'"),
-        ("http://[::1]x", "'http://[::1]x' has characters after ']' that are not a port"),
-    ])
-    func rejects(_ text: String, _ message: String) {
-        #expect(throws: RemoteEndpoint.ParseError(message: message)) { try RemoteEndpoint(parsing: text) }
+        ("ftp://x", .notHTTP),
+        ("example.com", .notHTTP),
+        ("http:/example.com", .notHTTP),
+        ("http://", .noHost),
+        ("http:///api", .noHost),
+        ("http://:8080", .noHost),
+        ("http://h:0", .invalidPort("0")),
+        ("http://h:65536", .invalidPort("65536")),
+        ("http://h:80a", .invalidPort("80a")),
+        ("http://h:", .invalidPort("")),
+        ("http://h:-1", .invalidPort("-1")),
+        ("http://h/api?x=1", .queryOrFragment),
+        ("http://h#top", .queryOrFragment),
+        ("http://user:pass@h", .credentials),
+        ("http://bad host", .invalidHost("bad host")),
+        ("http://h/a b", .pathCharacter(" ")),
+        ("http://[::1", .unclosedBracket),
+        ("http://[zz]", .invalidIPv6("zz")),
+        ("http://[::1]x", .afterBracket),
+    ] as [(String, RemoteEndpoint.ParseError.Problem)])
+    func rejects(_ text: String, _ problem: RemoteEndpoint.ParseError.Problem) {
+        #expect(throws: RemoteEndpoint.ParseError(text, problem)) { try RemoteEndpoint(parsing: text) }
     }
 }
