@@ -135,16 +135,33 @@ import TodoSync
 /// A push's per-op result as its line shows it (`SyncRenderer.describe`), one row a form.
 @Suite struct PushLineTextTests {
     static let rows: [(PushReport.Line.Result, String)] = [
-        (.conflict(status: 412, kind: "changed on both sides", fields: ["text"]), "conflict (412): text changed on both sides"),
-        (.conflict(status: 409, kind: "added on both sides", fields: ["text", "due"]), "conflict (409): added on both sides (text, due differ)"),
-        (.conflict(status: 409, kind: "added on both sides", fields: ["text"]), "conflict (409): added on both sides (text differs)"),
-        (.conflict(status: nil, kind: "changed here, deleted there", fields: []), "conflict (-): changed here, deleted there"),
+        (.conflict(status: 412, kind: .changedOnBothSides, fields: ["text"]), "conflict (412): text changed on both sides"),
+        (.conflict(status: 409, kind: .addedOnBothSides, fields: ["text", "due"]), "conflict (409): added on both sides (text, due differ)"),
+        (.conflict(status: 409, kind: .addedOnBothSides, fields: ["text"]), "conflict (409): added on both sides (text differs)"),
+        (.conflict(status: nil, kind: .changedHereDeletedThere, fields: []), "conflict (-): changed here, deleted there"),
         (.rejected(status: 400, message: nil), "rejected (400): no message"),
         (.replayed("already applied"), "ok (replayed: already applied)"),
     ]
 
     @Test("each result's words", arguments: rows) func line(_ result: PushReport.Line.Result, _ text: String) {
         #expect(SyncRenderer.describe(result) == text)
+    }
+}
+
+/// The name of each kind of conflict, as status, diff, show and resolve show it (sync.md §7.3).
+@Suite struct ConflictKindTextTests {
+    static let rows: [(Conflict.Kind, String)] = [
+        (.addedOnBothSides, "added on both sides"),
+        (.addedHereDeletedThere, "added here, deleted there"),
+        (.changedOnBothSides, "changed on both sides"),
+        (.changedHereDeletedThere, "changed here, deleted there"),
+        (.deletedHereChangedThere, "deleted here, changed there"),
+        (.rejected(status: 400, message: "text is required"), "rejected by the server (400: text is required)"),
+        (.rejected(status: nil, message: nil), "rejected by the server (no status: no message)"),
+    ]
+
+    @Test("each kind's name", arguments: rows) func name(_ kind: Conflict.Kind, _ text: String) {
+        #expect(kind.text == text)
     }
 }
 
@@ -171,6 +188,16 @@ import TodoSync
         (.tlsFailed(reason: "error:0A00010B:SSL routines::wrong version number"),
          "the server does not speak TLS on this port: check the port, or use an http:// URL"),
         (.tlsFailed(reason: "no TLS handshake within 2 s"), "TLS handshake failed: no TLS handshake within 2 s"),
+        (.helperUnavailable(endpoint: "example.com:443", .notFound),
+         "cannot connect to example.com:443: cannot run todo-remote-https (needed for https remotes): "
+            + "not found next to this program or on PATH; install it beside todo or set TODO_REMOTE_HELPER to its path"),
+        (.helperUnavailable(endpoint: "example.com:443",
+                            .cannotStart(path: "/nonexistent/todo-remote-https", reason: "No such file or directory")),
+         "cannot connect to example.com:443: cannot run todo-remote-https (needed for https remotes): "
+            + "No such file or directory (/nonexistent/todo-remote-https)"),
+        (.helperUnavailable(endpoint: "example.com:443", .endedBeforeTheRequest("exit status 1")),
+         "cannot connect to example.com:443: cannot run todo-remote-https (needed for https remotes): "
+            + "it ended (exit status 1) before taking the request"),
     ]
 
     @Test("each failure's line", arguments: rows) func line(_ failure: TransportFailure, _ text: String) {

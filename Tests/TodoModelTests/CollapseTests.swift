@@ -200,11 +200,4 @@ import Testing
             }
         }
     }
-
-    @Test func refusalMessagesAreTheSpecs() {
-        #expect(ChangeRefusal.conflictOpen("x").message == "item x has an unresolved conflict; run 'todo resolve x'")
-        #expect(ChangeRefusal.queuedForDeletion("x").message == "item x is queued for deletion and may already be on the server; push first")
-        #expect(ChangeRefusal.alreadyExists("x").message == "item x already exists")
-        #expect(ChangeRefusal.noSuchItem("x").message == "no such item x")
-    }
 }

@@ -75,7 +75,7 @@ import Testing
         #expect(server.receipts[0].lost == ["client": F.client.fields, "server": [:]])
         #expect(server.receipts[0].kept == nil)
 
-        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: "added here, deleted there")) {
+        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: .addedHereDeletedThere)) {
             try F.plan(c, [op], F.client, .merge)
         }
     }
@@ -142,7 +142,7 @@ import Testing
         #expect(client.remaining.first?.kind == .update)
         let server = try F.plan(c, [op], F.client, .useServer)
         #expect(server.remaining.isEmpty && server.item == nil && server.removals == [op])
-        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: "changed here, deleted there")) {
+        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: .changedHereDeletedThere)) {
             try F.plan(c, [op], F.client, .merge)
         }
     }
@@ -158,7 +158,7 @@ import Testing
         #expect(client.receipts[0].lost == ["client": [:], "server": [:]])
         let server = try F.plan(c, [op], F.client, .useServer)
         #expect(server.remaining.isEmpty && server.item == nil)
-        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: "changed here, deleted there")) {
+        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: .changedHereDeletedThere)) {
             try F.plan(c, [op], F.client, .merge)
         }
     }
@@ -176,7 +176,7 @@ import Testing
         let server = try F.plan(c, [op], nil, .useServer)
         #expect(server.remaining.isEmpty && server.item == ConflictResolution.itemFile(from: F.server()), "it reappears locally")
         #expect(server.receipts[0].lost == ["client": [:], "server": [:]])
-        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: "deleted here, changed there")) {
+        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: .deletedHereChangedThere)) {
             try F.plan(c, [op], nil, .merge)
         }
     }
@@ -279,7 +279,7 @@ import Testing
         #expect(merged.removals == [second] && merged.receipts.map(\.rule) == ["merge"])
         // A later delete is a deletion on the client side.
         let delete = F.op(.delete, seq: 7, item: F.client)
-        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: "changed on both sides")) {
+        #expect(throws: ResolutionFailure.deletionCannotBeMerged(id: "X", kind: .changedOnBothSides)) {
             try F.plan(F.conflict(first, server: theirs), [first, delete], nil, .merge)
         }
     }
@@ -290,24 +290,15 @@ import Testing
         let op = F.op(.update, seq: 3)
         var c = F.conflict(op, server: F.server())
         c.operation = OperationReference(kind: .update, sequence: 9)
-        #expect(throws: ResolutionFailure.inconsistent(id: "X", reason: "its operation #9 is not pending; run 'todo doctor'")) {
+        #expect(throws: ResolutionFailure.inconsistent(id: "X", .notPending(9))) {
             try F.plan(c, [op], F.client, .useClient)
         }
         let later = F.op(.update, seq: 9)
-        #expect(throws: ResolutionFailure.inconsistent(id: "X", reason: "operation #9 is not the item's first pending operation; run 'todo doctor'")) {
+        #expect(throws: ResolutionFailure.inconsistent(id: "X", .notFirst(9))) {
             try F.plan(c, [op, later], F.client, .useClient)
         }
     }
 
-    @Test func messages() {
-        let file = ".todo/conflicts/todoitem.x.json"
-        #expect(ResolutionFailure.noResolution(id: "X").message(conflictFile: file)
-            == "no resolution for X; edit 'resolved' in .todo/conflicts/todoitem.x.json, or use --use-client, --use-server or --merge")
-        #expect(ResolutionFailure.clash(id: "X", fields: ["note", "text"]).message(conflictFile: file)
-            == "cannot merge X: note, text changed on both sides")
-        #expect(ResolutionFailure.deletionCannotBeMerged(id: "X", kind: "changed here, deleted there").message(conflictFile: file)
-            == "cannot merge X: a deletion cannot be merged (changed here, deleted there)")
-    }
 }
 
 /// Shared copies: base v1 `{text: a, complete: false}`, the client's `{text: b}`, the server's v2.

@@ -95,7 +95,7 @@ import TodoModel
         let gone = T.server("x", "v3", ["text": "c"], deleted: true, updatedAt: "2024-05-01T09:00:03.000Z")
         let c = Self.refreshed(PulledRow.apply(gone, to: T.local(Self.client, [Self.update], conflict: open), now: Self.now))
         #expect(c?.server == gone && c?.fields == [])
-        #expect(c?.kindDescription == "changed here, deleted there")
+        #expect(c?.kind == .changedHereDeletedThere)
     }
 
     @Test("insert, live, equal to the client: closes, the insert landed (absorb)") func insertCloses() {

@@ -108,7 +108,7 @@ import TodoModel
         let plan = PulledRow.apply(row, to: Self.local(client, [insert]), now: Self.now)
         let c = Self.newConflict(plan, op: insert, row: row, client: client)
         #expect(c?.fields == ["text"])
-        #expect(c?.kindDescription == "added on both sides")
+        #expect(c?.kind == .addedOnBothSides)
     }
 
     @Test("6: an insert meets a deleted row: conflict, added here, deleted there") func insertDeletedThere() {
@@ -117,7 +117,7 @@ import TodoModel
         let row = Self.server("x", "v2", ["text": "a"], deleted: true)
         let c = Self.newConflict(PulledRow.apply(row, to: Self.local(client, [insert]), now: Self.now), op: insert, row: row, client: client)
         #expect(c?.fields == [])
-        #expect(c?.kindDescription == "added here, deleted there")
+        #expect(c?.kind == .addedHereDeletedThere)
     }
 
     // MARK: Cases 7–11: one unsealed update
@@ -149,7 +149,7 @@ import TodoModel
         let c = Self.newConflict(PulledRow.apply(row, to: Self.local(client, [update]), now: Self.now), op: update, row: row, client: client)
         #expect(c?.fields == [])
         #expect(c?.server?.isDeleted == true)
-        #expect(c?.kindDescription == "changed here, deleted there")
+        #expect(c?.kind == .changedHereDeletedThere)
     }
 
     @Test("9: the server already holds the change: op removed, item := R, absorb receipt") func updateAbsorbed() {
@@ -195,7 +195,7 @@ import TodoModel
         let row = Self.server("x", "v2", ["text": "c", "complete": true])
         let c = Self.newConflict(PulledRow.apply(row, to: Self.local(client, [update]), now: Self.now), op: update, row: row, client: client)
         #expect(c?.fields == ["text"])
-        #expect(c?.kindDescription == "changed on both sides")
+        #expect(c?.kind == .changedOnBothSides)
     }
 
     // MARK: Cases 12–14: one unsealed delete
@@ -223,7 +223,7 @@ import TodoModel
         let row = Self.server("x", "v2", ["text": "z"])
         let c = Self.newConflict(PulledRow.apply(row, to: Self.local(nil, [delete]), now: Self.now), op: delete, row: row, client: nil)
         #expect(c?.fields == [])
-        #expect(c?.kindDescription == "deleted here, changed there")
+        #expect(c?.kind == .deletedHereChangedThere)
     }
 
     // MARK: Case 15

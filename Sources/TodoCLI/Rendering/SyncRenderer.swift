@@ -53,11 +53,11 @@ enum SyncRenderer {
 
     /// The conflict's kind (sync.md §7.3), with the clashing fields when there are any:
     /// "text changed on both sides", "added on both sides (text differs)".
-    static func conflict(_ kind: String, _ fields: [String]) -> String {
-        guard !fields.isEmpty else { return kind }
+    static func conflict(_ kind: Conflict.Kind, _ fields: [String]) -> String {
+        guard !fields.isEmpty else { return kind.text }
         let names = fields.joined(separator: ", ")
-        if kind == "changed on both sides" { return "\(names) changed on both sides" }
-        return "\(kind) (\(names) \(fields.count == 1 ? "differs" : "differ"))"
+        if kind == .changedOnBothSides { return "\(names) changed on both sides" }
+        return "\(kind.text) (\(names) \(fields.count == 1 ? "differs" : "differ"))"
     }
 
     static func pushJSON(_ r: PushReport) -> JSONValue {

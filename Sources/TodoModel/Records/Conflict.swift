@@ -37,16 +37,20 @@ public struct Conflict: Sendable, Equatable {
         self.resolved = resolved
     }
 
-    /// The name `todo status` shows (sync.md §7.3); derived, never stored.
-    public var kindDescription: String {
-        if reason == .rejected {
-            return "rejected by the server (\(status.map(String.init) ?? "no status"): \(message ?? "no message"))"
-        }
+    /// What happened on each side (sync.md §7.3), derived, never stored; `TodoCLI` names it
+    /// ("changed on both sides").
+    public enum Kind: Sendable, Equatable {
+        case rejected(status: Int?, message: String?)
+        case addedOnBothSides, addedHereDeletedThere, changedOnBothSides, changedHereDeletedThere, deletedHereChangedThere
+    }
+
+    public var kind: Kind {
+        if reason == .rejected { return .rejected(status: status, message: message) }
         let serverLive = server.map { !$0.isDeleted } ?? false
         switch operation.kind {
-        case .insert: return serverLive ? "added on both sides" : "added here, deleted there"
-        case .update: return serverLive ? "changed on both sides" : "changed here, deleted there"
-        case .delete: return "deleted here, changed there"
+        case .insert: return serverLive ? .addedOnBothSides : .addedHereDeletedThere
+        case .update: return serverLive ? .changedOnBothSides : .changedHereDeletedThere
+        case .delete: return .deletedHereChangedThere
         }
     }
 }

@@ -23,7 +23,7 @@ public enum ResolutionFailure: Error, Equatable, Sendable {
     /// `--merge` met fields changed on both sides.
     case clash(id: String, fields: [String])
     /// `--merge` where either side deleted the item (`kind` is the conflict's kind, §7.3).
-    case deletionCannotBeMerged(id: String, kind: String)
+    case deletionCannotBeMerged(id: String, kind: Conflict.Kind)
     /// `--merge` on a rejection: there is no second version to merge with (§8.4).
     case nothingToMerge(id: String)
     /// `resolved` is not a valid item or "delete".
@@ -31,27 +31,22 @@ public enum ResolutionFailure: Error, Equatable, Sendable {
     /// `resolved` leaves out fields that the base, client or server copy has (sorted).
     case incompleteResolution(id: String, fields: [String])
     /// The queue does not match the conflict (a hand-edited store); `todo doctor` says more.
-    case inconsistent(id: String, reason: String)
+    case inconsistent(id: String, Inconsistency)
 
-    /// The text for people; `conflictFile` is where the user writes `resolved`.
-    public func message(conflictFile: String) -> String {
-        switch self {
-        case .noResolution(let id):
-            return "no resolution for \(id); edit 'resolved' in \(conflictFile), or use --use-client, --use-server or --merge"
-        case .clash(let id, let fields):
-            return "cannot merge \(id): \(fields.joined(separator: ", ")) changed on both sides"
-        case .deletionCannotBeMerged(let id, let kind):
-            return "cannot merge \(id): a deletion cannot be merged (\(kind))"
-        case .nothingToMerge(let id):
-            return "cannot merge \(id): the server rejected the operation, so there is nothing to merge"
-        case .invalidResolution(let id, let reason):
-            return "invalid resolution for \(id) in \(conflictFile): \(reason)"
-        case .incompleteResolution(let id, let fields):
-            let list = fields.map { "\"\($0)\"" }.joined(separator: ", ")
-            return "incomplete resolution for \(id) in \(conflictFile): it leaves out \(list), which the base, client or server copy has"
-        case .inconsistent(let id, let reason):
-            return "cannot resolve \(id): \(reason)"
-        }
+    /// How the queue does not match the conflict; each names the operation (by sequence).
+    public enum Inconsistency: Sendable, Equatable {
+        /// The conflict's operation is pending, but not as the item's first.
+        case notFirst(Int)
+        /// The conflict's operation is not pending.
+        case notPending(Int)
+        /// An operation behind one that ends the item (a delete).
+        case followsAnEnd(Int)
+        /// An insert behind another operation.
+        case insertBehind(Int)
+        /// `sequence` cannot follow `after`, as a local change would be refused.
+        case cannotFollow(sequence: Int, after: Int, ChangeRefusal)
+        /// Folding it would queue a second operation.
+        case cannotFold(Int)
     }
 }
 
@@ -83,10 +78,8 @@ public enum ConflictResolution {
                             strategy: ResolutionStrategy, now: String) throws(ResolutionFailure) -> ResolutionPlan {
         let ops = operations.sorted { $0.sequence < $1.sequence }
         guard let first = ops.first, first.sequence == conflict.operation.sequence else {
-            let reason = ops.contains { $0.sequence == conflict.operation.sequence }
-                ? "operation #\(conflict.operation.sequence) is not the item's first pending operation"
-                : "its operation #\(conflict.operation.sequence) is not pending"
-            throw .inconsistent(id: conflict.id, reason: reason + "; run 'todo doctor'")
+            let sequence = conflict.operation.sequence
+            throw .inconsistent(id: conflict.id, ops.contains { $0.sequence == sequence } ? .notFirst(sequence) : .notPending(sequence))
         }
         let draft = try mainEffect(conflict, op: first, item: item, strategy: strategy)
         var final = draft.op
@@ -179,7 +172,7 @@ public enum ConflictResolution {
     static func merge(_ c: Conflict, op: PendingOperation, server: ServerState, item: Item?) throws(ResolutionFailure) -> Draft {
         if c.reason == .rejected { throw .nothingToMerge(id: c.id) }
         guard case .live(let s) = server, op.kind != .delete, let client = item else {
-            throw .deletionCannotBeMerged(id: c.id, kind: c.kindDescription)
+            throw .deletionCannotBeMerged(id: c.id, kind: c.kind)
         }
         let base = op.kind == .insert ? [:] : (op.base?.fields ?? [:])
         switch ThreeWayMerge.merge(base: base, client: client.fields, server: s.fields) {
@@ -240,13 +233,13 @@ public enum ConflictResolution {
     static func fold(_ later: PendingOperation, into op: inout PendingOperation?, item: inout Item?,
                      receipts: inout [Receipt], conflict: Conflict, now: String) throws(ResolutionFailure) {
         guard let current = op else {
-            throw .inconsistent(id: conflict.id, reason: "operation #\(later.sequence) follows an operation that ends the item")
+            throw .inconsistent(id: conflict.id, .followsAnEnd(later.sequence))
         }
         let change: LocalChange
         switch later.kind {
         case .update: change = .update(later.item.fields)
         case .delete: change = .delete
-        case .insert: throw .inconsistent(id: conflict.id, reason: "operation #\(later.sequence) is an insert behind another operation")
+        case .insert: throw .inconsistent(id: conflict.id, .insertBehind(later.sequence))
         }
         let local = Item(id: item?.id ?? current.item.id, fields: current.item.fields, system: systemOf(current.base))
         let history = ItemHistory(table: current.table, id: current.id, item: current.kind == .delete ? nil : local,
@@ -255,7 +248,7 @@ public enum ConflictResolution {
         do {
             plan = try OperationLog.record(change, on: history, nextSequence: current.sequence + 1, now: now)
         } catch {
-            throw .inconsistent(id: conflict.id, reason: "operation #\(later.sequence) cannot follow #\(current.sequence): \(error.message)")
+            throw .inconsistent(id: conflict.id, .cannotFollow(sequence: later.sequence, after: current.sequence, error))
         }
         switch plan.outcome {
         case .unchanged:
@@ -265,7 +258,7 @@ public enum ConflictResolution {
             item = plan.item
             receipts += plan.receipts
         case .queued:
-            throw .inconsistent(id: conflict.id, reason: "operation #\(later.sequence) cannot be folded")
+            throw .inconsistent(id: conflict.id, .cannotFold(later.sequence))
         }
     }
 

@@ -25,23 +25,13 @@ public struct ItemHistory: Sendable {
     }
 }
 
-/// Why a change was refused; nothing changes. Texts are sync.md's.
+/// Why a change was refused; nothing changes. `TodoCLI` words it (sync.md's texts).
 public enum ChangeRefusal: Error, Equatable, Sendable {
     case conflictOpen(String)
     case alreadyExists(String)
     case alreadyQueuedForInsertion(String)
     case queuedForDeletion(String)
     case noSuchItem(String)
-
-    public var message: String {
-        switch self {
-        case .conflictOpen(let id): return "item \(id) has an unresolved conflict; run 'todo resolve \(id)'"
-        case .alreadyExists(let id): return "item \(id) already exists"
-        case .alreadyQueuedForInsertion(let id): return "item \(id) is already queued for insertion"
-        case .queuedForDeletion(let id): return "item \(id) is queued for deletion and may already be on the server; push first"
-        case .noSuchItem(let id): return "no such item \(id)"
-        }
-    }
 }
 
 /// The effect of one local change, to be committed as one transaction.

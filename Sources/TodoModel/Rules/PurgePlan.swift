@@ -1,21 +1,10 @@
-/// Why `todo purge` refused; nothing changes (sync.md §6.1).
+/// Why `todo purge` refused; nothing changes (sync.md §6.1). `TodoCLI` words it.
 public enum PurgeRefusal: Error, Equatable, Sendable {
     /// The table has pending operations (and maybe open conflicts) and `--force` was not given.
     case pending(table: String, operations: Int, conflicts: Int)
     /// `--query-id` names no query of the table.
     case unknownQuery(table: String, query: String, known: [String])
 
-    public var message: String {
-        switch self {
-        case .pending(let table, let operations, let conflicts):
-            if operations == 0 {
-                return "table \(table) has \(Plural.count(conflicts, "open conflict")); resolve them, or use --force to drop them"
-            }
-            return "table \(table) has \(Plural.count(operations, "pending operation")); push them, or use --force to drop them"
-        case .unknownQuery(let table, let query, _):
-            return "table \(table) has no query '\(query)'"
-        }
-    }
 }
 
 /// The effect of one purge, committed as one transaction (§6.5).

@@ -92,7 +92,7 @@ import TodoTestSupport
         #expect(world.raw("PATCH", "/tables/todoitem/c1", body: ["text": "theirs"]).status == 200)
         let report = try Self.push(a, world)
         #expect(report.newConflicts == 1 && report.succeeded == 0)
-        #expect(report.lines == [.init(kind: .update, table: "todoitem", id: "c1", result: .conflict(status: 412, kind: "changed on both sides", fields: ["text"]))])
+        #expect(report.lines == [.init(kind: .update, table: "todoitem", id: "c1", result: .conflict(status: 412, kind: .changedOnBothSides, fields: ["text"]))])
         #expect(report.remaining == 1 && report.openConflicts == 1)
         #expect(world.row("c1")?.objectValue?["text"] == "theirs")
     }
