@@ -39,20 +39,4 @@ public struct ReplicaAppKey: Equatable, Sendable {
         }
         return ReplicaAppKey(key: nil, source: .none, openMode: nil)
     }
-
-    /// What a command says before using the key: where it is exposed, and the one command that
-    /// fixes it. Empty when all is well.
-    public func warnings(_ store: Store) -> [String] {
-        var lines: [String] = []
-        if source == .config {
-            lines.append("warning: the app key is stored in \(store.displayPath(StoreLayout.configFile)), which other users "
-                + "can read and a commit of the folder would publish; run 'todo remote set' to move it to "
-                + "\(store.displayPath(AppKeyFile.name)) (mode 0600)")
-        }
-        if let mode = openMode,
-           let warning = SecretFile.appKey.openModeWarning(SecretFile.Stored(key: "", mode: mode), store) {
-            lines.append(warning)
-        }
-        return lines
-    }
 }

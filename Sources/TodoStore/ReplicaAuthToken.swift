@@ -21,11 +21,4 @@ public struct ReplicaAuthToken: Equatable, Sendable {
         }
         return ReplicaAuthToken(token: nil, source: .none, openMode: nil)
     }
-
-    /// What a command says before using the token: empty when all is well.
-    public func warnings(_ store: Store) -> [String] {
-        guard let mode = openMode,
-              let warning = SecretFile.authToken.openModeWarning(SecretFile.Stored(key: "", mode: mode), store) else { return [] }
-        return [warning]
-    }
 }

@@ -83,13 +83,6 @@ public struct SecretFile: Sendable {
         }
     }
 
-    /// A warning when the file's mode lets others read it, with the command that fixes it.
-    public func openModeWarning(_ stored: Stored?, _ store: Store) -> String? {
-        guard let stored, stored.isOpenToOthers else { return nil }
-        return "warning: \(store.displayPath(name)) can be read by other users (mode "
-            + String(stored.mode, radix: 8).leftPadded(to: 4) + "); run: chmod 600 '\(store.layout.absolute(name))'"
-    }
-
     /// Writes `.todo/.gitignore` naming every secret file, or adds this one's name to a
     /// `.gitignore` that lacks it (one written by an older todo, or the user's own: a line that
     /// keeps a secret out of git is never unwelcome there).
@@ -107,12 +100,6 @@ public struct SecretFile: Sendable {
         if let last = bytes.last, last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         bytes += Array("\(name)\n".utf8)
         try AtomicFile.write(bytes, to: path, in: store.fs)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
 
