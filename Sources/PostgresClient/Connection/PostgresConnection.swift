@@ -18,6 +18,9 @@ public final class PostgresConnection: @unchecked Sendable {
     public internal(set) var serverParameters: [String: String] = [:]
     /// Round trips made (each `run`): what a write costs, for tests and benchmarks.
     public private(set) var roundTrips = 0
+    /// Statements sent (BEGIN and COMMIT included): the other part of what a write costs the
+    /// server, which parses, plans or binds, and runs each.
+    public private(set) var statementsSent = 0
     /// True once the session is gone (lost, ended by the server, timed out, or closed).
     public private(set) var isBroken = false
     /// `I` idle, `T` in a transaction, `E` in a failed transaction: from the last ReadyForQuery.
@@ -208,6 +211,7 @@ public final class PostgresConnection: @unchecked Sendable {
         for (index, parameter) in parameters.enumerated() { encoded.append(try parameter.encoded(position: index + 1)) }
         let types = parameters.map(\.typeOID)
         let key = PreparedKey(sql: sql, types: types)
+        statementsSent += 1
         let statement: String
         if let known = prepared[key] {
             statement = known

@@ -53,6 +53,7 @@ enum PostgresTableSchema {
 
     /// The meta columns every read selects first, in this order.
     static let metaColumns = "t.name, t.soft_delete, t.id_type, t.columns::text, t.last_updated_at, t.last_version, t.last_id"
+    static let metaColumnCount = 7
     /// The row columns after them (all NULL for a LEFT JOIN that found no row).
     static let rowColumns = "r.id, r.created_at, r.updated_at, r.version, r.deleted, r.fields::text"
 

@@ -119,7 +119,7 @@ final class PostgresTableStore: Sendable {
                     (meta, locked) = (again, true)
                 }
                 let base = PostgresWriteBase(connection: connection, key: key, meta: meta, gate: gate, locksTable: locked, quota: quota)
-                if let firstRow { try base.prefetched(firstRow, firstRead) }
+                if let firstRow { base.prefetched(firstRow, firstRead) }
                 var write = TableWrite(memory: base, counter: base, clock: Clock { gate.now })
                 let result = try body(&write)
                 if let failure = base.failure { throw failure }

@@ -42,9 +42,9 @@ final class PostgresWriteBase: TableWriteBase, VersionSource {
     /// Reads and locks one row of the table (`$1` the table's key, `$2` the row's id key).
     static let rowSQL = "SELECT \(PostgresTableSchema.rowColumns) FROM todo_rows r WHERE r.table_key = $1 AND r.id_key = $2 FOR UPDATE"
 
-    /// A row read and locked with the gate's entry (`PostgresWriteGate.enter`).
-    func prefetched(_ rowKey: StoredRowKey, _ rows: [PostgresRow]) throws {
-        looked[rowKey] = .some(try rows.first.flatMap { try PostgresTableSchema.row($0, at: 0) })
+    /// A row read and locked with the gate's entry (`PostgresWriteGate.enter`); nil: absent.
+    func prefetched(_ rowKey: StoredRowKey, _ row: StoredRow?) {
+        looked[rowKey] = .some(row)
     }
 
     func row(key rowKey: StoredRowKey) -> StoredRow? {

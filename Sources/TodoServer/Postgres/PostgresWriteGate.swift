@@ -1,11 +1,12 @@
 import PostgresClient
+import TodoModel
 
 /// Why no incremental pull misses a row, while writes to one table run in parallel (issue 18 item 4).
 ///
 /// A pull's cursor `(updatedAt, id)` skips for ever a row that commits after the pull passed its
 /// updatedAt. So every table has a gate, a PostgreSQL advisory lock on a key derived from its
 /// name, visible to every node at once:
-/// - a write takes it shared (`todo_write_gate`) for its whole transaction, and only then reads the
+/// - a write takes it shared (`enter`) for its whole transaction, and only then reads the
 ///   database's clock for its stamps. Before it commits it waits until that clock has passed its
 ///   last stamp (`todo_write_settle`, under a millisecond).
 /// - a query takes it exclusive for an instant (`todo_read_gate`): that waits for the writes in
@@ -50,14 +51,6 @@ enum PostgresWriteGate {
         $$ SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint $$
         """,
         """
-        CREATE OR REPLACE FUNCTION todo_write_gate(gate bigint, OUT now_ms bigint, OUT version bigint) LANGUAGE plpgsql AS $$
-        BEGIN
-            PERFORM pg_advisory_xact_lock_shared(gate);
-            now_ms := todo_clock_ms();
-            version := nextval('todo_versions');
-        END $$
-        """,
-        """
         CREATE OR REPLACE FUNCTION todo_read_gate(gate bigint) RETURNS bigint LANGUAGE plpgsql AS $$
         BEGIN
             PERFORM pg_advisory_xact_lock(gate);
@@ -89,27 +82,52 @@ enum PostgresWriteGate {
 
     /// Takes the gate and reads the table's meta in one statement; `lockingTable`: its
     /// `todo_tables` row locked too. Nil meta: no such table. `firstRow`: an id key whose row is
-    /// then read and locked (`PostgresWriteBase.rowSQL`) in the same round trip, after the gate.
-    static func enter(_ connection: PostgresConnection, _ tableKey: String, lockingTable: Bool,
-                      firstRow: String? = nil) throws -> (entry: Entry, meta: PostgresTableSchema.Meta?, firstRow: [PostgresRow]) {
-        let sql = lockingTable
-            ? "SELECT g.now_ms, g.version, \(PostgresTableSchema.metaColumns) FROM todo_write_gate($1) g, todo_tables t WHERE t.key = $2 FOR UPDATE OF t"
-            : "SELECT g.now_ms, g.version, \(PostgresTableSchema.metaColumns) FROM todo_write_gate($1) g LEFT JOIN todo_tables t ON t.key = $2"
-        var statements: [(sql: String, parameters: [PostgresValue])] = [(sql, [.int(key(tableKey)), .text(tableKey)])]
-        if let firstRow { statements.append((PostgresWriteBase.rowSQL, [.text(tableKey), .text(firstRow)])) }
-        let results = try connection.runPipeline(statements)
-        let rowRead = results.count > 1 ? results[1].rows : []
-        guard let row = results[0].rows.first else { return (Entry(now: 0, version: 0), nil, rowRead) }
+    /// then read and locked in the same statement, after the gate (as `PostgresWriteBase.rowSQL` does).
+    ///
+    /// Plain SQL, no PL/pgSQL call: the gate is the innermost subquery, fenced by `OFFSET 0` (a
+    /// subquery with a volatile output is never flattened nor pruned), so the clock and the
+    /// version are read after the lock is held, and the row's subquery is LATERAL on them, so it
+    /// locks the row after the gate too. Why one statement: a write's first round trip then runs
+    /// two statements (BEGIN and this) instead of three, and no function call.
+    static func enter(_ connection: PostgresConnection, _ tableKey: String, lockingTable: Bool, firstRow: String? = nil)
+        throws -> (entry: Entry, meta: PostgresTableSchema.Meta?, firstRow: StoredRow?)
+    {
+        var parameters: [PostgresValue] = [.int(key(tableKey)), .text(tableKey)]
+        if let firstRow { parameters.append(.text(firstRow)) }
+        let sql = enterSQL(lockingTable: lockingTable, readingRow: firstRow != nil)
+        guard let row = try connection.query(sql, parameters).first else { return (Entry(now: 0, version: 0), nil, nil) }
         let entry = Entry(now: try row.decode(0), version: UInt64(try row.decode(1, as: Int64.self)))
-        guard try row.decode(2, as: String?.self) != nil else { return (entry, nil, rowRead) }
-        return (entry, try PostgresTableSchema.meta(row, at: 2), rowRead)
+        guard try row.decode(2, as: String?.self) != nil else { return (entry, nil, nil) }
+        let read = firstRow != nil ? try PostgresTableSchema.row(row, at: 2 + PostgresTableSchema.metaColumnCount) : nil
+        return (entry, try PostgresTableSchema.meta(row, at: 2), read)
+    }
+
+    /// The gate's entry (see `enter`): `$1` the gate's key, `$2` the table's key, `$3` the id key
+    /// of the row read and locked (`readingRow`), whose columns follow the meta's.
+    static func enterSQL(lockingTable: Bool, readingRow: Bool) -> String {
+        let gate = """
+            (SELECT todo_clock_ms() AS now_ms, nextval('todo_versions') AS version
+             FROM (SELECT pg_advisory_xact_lock_shared($1) AS held OFFSET 0) AS gate OFFSET 0) AS g
+            """
+        let columns = "g.now_ms, g.version, \(PostgresTableSchema.metaColumns)" + (readingRow ? ", r.*" : "")
+        let row = readingRow
+            ? " LEFT JOIN LATERAL (SELECT \(PostgresTableSchema.rowColumns) FROM todo_rows r WHERE r.table_key = $2 AND r.id_key = $3 "
+                + "AND g.version IS NOT NULL FOR UPDATE) r ON true"
+            : ""
+        return lockingTable
+            ? "SELECT \(columns) FROM \(gate) CROSS JOIN todo_tables t\(row) WHERE t.key = $2 FOR UPDATE OF t"
+            : "SELECT \(columns) FROM \(gate) LEFT JOIN todo_tables t ON t.key = $2\(row)"
     }
 
     /// Waits until the database's clock has passed `stamp` (see the type's comment), just before
-    /// the transaction commits, in the COMMIT's round trip.
+    /// the transaction commits, in the COMMIT's round trip. Mostly it has already (a round trip
+    /// lies between the stamp and this): then one reading of the clock in plain SQL, and
+    /// `todo_write_settle` (PL/pgSQL, which sleeps) only when it must wait.
     static func settle(_ connection: PostgresConnection, after stamp: Int64) {
-        connection.runBeforeCommit("SELECT todo_write_settle($1)", [.int(stamp)])
+        connection.runBeforeCommit(settleSQL, [.int(stamp)])
     }
+
+    static let settleSQL = "SELECT CASE WHEN todo_clock_ms() > $1 THEN 0 ELSE todo_write_settle($1) END"
 
     /// The bound of a query's answer: rows with an updatedAt below it. Run outside a transaction:
     /// the gate is let go when this statement's own transaction ends (a lock held by a session

@@ -149,6 +149,29 @@ import TodoTestSupport
         #expect(try store.readRow("t", id: "a")?.row?.columns["text"] == .string("two"))
     }
 
+    /// Each statement costs the server a bind and a run even in a shared round trip: a PATCH runs
+    /// BEGIN, the gate with its row read and locked (one statement), its UPDATE, the settle, COMMIT.
+    @Test func aPatchRunsFiveStatements() throws {
+        let database = try TestDatabase()
+        let store = try PostgresTableStore(config: database.config, connections: 1)
+        defer { store.close() }
+        try store.createTable("t", softDelete: true, idType: .string, columns: ["text": .string])
+        func patch(_ text: String) throws {
+            try store.write("t", readingFirst: "a") { w in
+                let stamp = w.nextStamp()
+                let old = w.row(id: "a")
+                w.put(StoredRow(id: "a", columns: ["text": .string(text)], createdAt: old?.createdAt ?? stamp.updatedAt,
+                                updatedAt: stamp.updatedAt, version: stamp.version))
+            }
+        }
+        try patch("one")
+        let before = try store.pool.withConnection { $0.statementsSent }
+        try patch("two")
+        let statements = try store.pool.withConnection { $0.statementsSent } - before
+        #expect(statements == 5, "statements of one PATCH: \(statements)")
+        #expect(try store.readRow("t", id: "a")?.row?.columns["text"] == .string("two"))
+    }
+
     /// The losing insert of an id fails at its COMMIT now (unique violation), runs again, and
     /// then sees the winner's row: still exactly one row and one winner.
     @Test func aLostInsertFailsAtCommitAndRunsAgain() throws {
