@@ -129,6 +129,14 @@ extension Store {
         if !batch.isEmpty, !drain(), let failure { throw failure }
     }
 
+    /// Each item file at these paths, or why it could not be read (nil: missing), in order; more
+    /// than 256 on 8 threads. For `doctor`, which reports every damaged file instead of stopping.
+    func readEachItemFile(_ paths: [String]) -> [Result<ItemFile?, StoreError>] {
+        let reader = ParallelReader(store: self)
+        guard paths.count > 256 else { return reader.readEach(paths) }
+        return WorkerPool.map(Recovery.chunks(paths, count: 8), width: 8, { chunk in reader.readEach(chunk) }).flatMap { $0 }
+    }
+
     /// The item files at these paths (missing ones left out); more than 256 on 8 threads.
     func readItemFiles(_ paths: [String], parallel: Bool) throws(StoreError) -> [ItemFile] {
         guard parallel, paths.count > 256 else { return try readItemFiles(paths) }
@@ -370,6 +378,12 @@ private final class ParallelReader: @unchecked Sendable {
             return .success(try store.read(names))
         } catch {
             return .failure(error)
+        }
+    }
+
+    func readEach(_ paths: [String]) -> [Result<ItemFile?, StoreError>] {
+        paths.map { path in
+            do throws(StoreError) { return .success(try store.decodeItemFile(path)) } catch { return .failure(error) }
         }
     }
 
