@@ -85,3 +85,49 @@ import TodoTestSupport
         }
     }
 }
+
+/// Issue 21: `purge` and `table rm` of N items do not hold the table. `purge` reads each item
+/// file once, a batch at a time (it refuses to throw away an edit made by hand); `table rm`
+/// reads only the items with operations (their receipts keep the last server copy) and removes
+/// the others by name.
+@Suite struct PurgeScaleGuardTests {
+    static let n = 60
+
+    /// N synced items and 3 pending inserts in table todoitem.
+    static func store() -> (TempDirectory, CountingFileSystem) {
+        let dir = TempDirectory()
+        let fs = CountingFileSystem()
+        let cli = CLIHarness(directory: dir.path, fs: fs)
+        #expect(cli.run("init").code == 0)
+        for i in 0..<n { ListFixture.writeItem(in: dir.path, id: "s\(i)", text: "item \(i)", complete: false, priority: nil, second: 1) }
+        for i in 0..<3 { #expect(cli.run("add", "new \(i)", "--id", "new-\(i)").code == 0) }
+        fs.reset()
+        return (dir, fs)
+    }
+
+    @Test func purgeReadsEachItemOnceABatchAtATime() {
+        let (dir, fs) = Self.store()
+        defer { dir.remove() }
+        let purge = CLIHarness(directory: dir.path, environment: ["TODO_TEST_ITEM_BATCH": "8"], fs: fs).run("purge", "--force")
+        #expect(purge.code == 0, "\(purge)")
+        #expect(purge.out.hasSuffix("purged todoitem: removed \(Self.n + 3) items and 0 query tokens; the next 'todo pull' fetches them again\n"), "\(purge)")
+        #expect(purge.err == "purge held at most 8 item files\n", "a batch of item files at a time: \(purge.err)")
+        let reads = fs.reads(containing: "/items/")
+        #expect(reads.count == Self.n + 3 && Set(reads).count == reads.count, "each item file read once: \(reads.count)")
+        #expect(ConflictStores.names(dir.path, "tables/todoitem/items").isEmpty)
+        #expect(CLIHarness(directory: dir.path).run("doctor").code == 0)
+    }
+
+    @Test func tableRmReadsOnlyTheItemsWithOperations() {
+        let (dir, fs) = Self.store()
+        defer { dir.remove() }
+        let rm = CLIHarness(directory: dir.path, fs: fs).run("table", "rm", "todoitem", "--force")
+        #expect(rm.code == 0, "\(rm)")
+        #expect(rm.out.hasSuffix("removed table todoitem from this replica (\(Self.n + 3) items and its queries); the server was not contacted\n"), "\(rm)")
+        let reads = fs.reads(containing: "/items/")
+        #expect(reads.count <= 3, "only the items with operations are read: \(reads.count)")
+        #expect(fs.lists(endingWith: "/items") <= 1)
+        #expect(!LocalFileSystem().fileExists(dir.sub(".todo/tables/todoitem")))
+        #expect(CLIHarness(directory: dir.path).run("doctor").code == 0)
+    }
+}
