@@ -17,6 +17,18 @@ public struct DoctorReport: Sendable {
     public var conflicts = 0
     public var receipts = 0
     public var tables = 0
+    /// What the check held in memory at most (issue 21: bounded at any number of items), for
+    /// the tests.
+    public var figures = DoctorFigures()
+}
+
+/// The most records `Doctor` held at once: item files (a batch being checked, plus the files of
+/// the items with pending operations), and ids while comparing the index of ids with the folders.
+public struct DoctorFigures: Sendable, Equatable {
+    public var itemFiles = 0
+    public var ids = 0
+    /// Runs the sort of the folders' ids spilled to disk.
+    public var idRuns = 0
 }
 
 /// `todo doctor`: checks every file of the store and every invariant of sync.md §2.2.2, the edits
@@ -33,6 +45,8 @@ public struct Doctor {
     var report = DoctorReport()
     var state: ReplicaState?
     var tables: [String] = []
+    /// The item files of the items with pending operations, by "<table>/<key>": what the rules
+    /// of sync.md §2.2.2 compare them with. Every other item file is checked as it is walked.
     var itemFiles: [String: ItemFile] = [:]
     var opsByKey: [String: [PendingOperation]] = [:]
     var conflictsByKey: [String: Conflict] = [:]
@@ -43,10 +57,13 @@ public struct Doctor {
         doctor.checkTop()
         doctor.checkTables()
         doctor.checkOperations()
+        doctor.checkConflicts()
+        // The operations (bounded by the queue) first, so each item file is checked as it is
+        // walked and only those of items with operations are kept.
+        for table in doctor.tables { doctor.checkItems(table) }
+        doctor.checkInvariants()
         doctor.checkPendingIndex()
         doctor.checkIDIndex()
-        doctor.checkConflicts()
-        doctor.checkInvariants()
         doctor.checkReceipts()
         doctor.report.problems.sort { ($0.path, $0.message) < ($1.path, $1.message) }
         doctor.report.notes.sort { ($0.path, $0.message) < ($1.path, $1.message) }
@@ -69,25 +86,37 @@ public struct Doctor {
     /// ignores them), todo's own temp files and symbolic links are problems.
     mutating func entries(_ dir: String) -> [String] {
         var names: [String] = []
-        for name in ((try? store.fs.listDirectory(store.layout.absolute(dir))) ?? nil)?.sorted() ?? [] {
+        forEachBatch(dir, size: .max) { _, batch in names += batch }
+        return names.sorted()
+    }
+
+    /// As `entries`, a batch of at most `size` names at a time as the folder is read (in the
+    /// folder's order): an items folder of a million names is never held.
+    mutating func forEachBatch(_ dir: String, size: Int, _ body: (inout Doctor, [String]) -> Void) {
+        var batch: [String] = []
+        let fs = store.fs, layout = store.layout
+        // A folder that cannot be read is reported by the reads of its records, as before.
+        _ = try? fs.scanDirectory(layout.absolute(dir)) { name in
             let path = dir.isEmpty ? name : dir + "/" + name
-            if store.fs.isSymbolicLink(store.layout.absolute(path)) {
+            if fs.isSymbolicLink(layout.absolute(path)) {
                 problem(path, "a symbolic link: todo replaces a file when it writes it, so the link's target would silently stop "
                         + "being the store's; put the file itself here")
-                continue
-            }
-            if StoreLayout.isTemporary(name) {
+            } else if StoreLayout.isTemporary(name) {
                 problem(path, "leftover temporary file")
-                continue
-            }
-            if dir.isEmpty && name == SecretFile.gitignore { continue }  // todo's own, keeps secrets out of git
-            if StoreLayout.isLeftover(name) {
+            } else if dir.isEmpty && name == SecretFile.gitignore {
+                // todo's own, keeps secrets out of git
+            } else if StoreLayout.isLeftover(name) {
                 report.notes.append(.init(path: store.displayPath(path), message: "not a record (an editor's leftover?): todo ignores it"))
-                continue
+            } else {
+                batch.append(name)
+                if batch.count >= size {
+                    body(&self, batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
             }
-            names.append(name)
+            return true
         }
-        return names
+        if !batch.isEmpty { body(&self, batch) }
     }
 
     mutating func checkTop() {
@@ -134,19 +163,6 @@ public struct Doctor {
                 problem(configPath, "missing")
             }
             checkNumbers(table)
-            let dir = store.layout.itemsDirectory(table)
-            for name in entries(dir) {
-                let path = dir + "/" + name
-                guard let file = attempt(path, { () throws(StoreError) in try store.decodeItemFile(path) }) else { continue }
-                report.items += 1
-                let item = file.item
-                if IDEncoding.fileName(for: item.id) + ".json" != name {
-                    problem(path, "the file name does not match the id \"\(item.id)\"")
-                }
-                if item.system.deleted != nil { problem(path, "an item file never holds ms_deleted") }
-                if let p = ItemID.problem(item.id) { problem(path, "invalid id: \(p)") }
-                itemFiles["\(table)/\(ItemID.key(item.id))"] = file
-            }
         }
     }
 }

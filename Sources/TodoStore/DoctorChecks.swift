@@ -33,7 +33,11 @@ extension Doctor {
 
     /// The index of ids (`IDIndex`): derived data, as the index of pending operations.
     mutating func checkIDIndex() {
-        for (path, message) in IDIndex.check(store, tables: tables) {
+        var figures = IDIndex.CheckFigures()
+        let findings = IDIndex.check(store, tables: tables, figures: &figures)
+        report.figures.ids = figures.ids
+        report.figures.idRuns = figures.runs
+        for (path, message) in findings {
             report.notes.append(.init(path: store.displayPath(path), message: message))
         }
     }
@@ -75,7 +79,8 @@ extension Doctor {
         }
     }
 
-    /// sync.md §2.2.2 per item, and the edits made by hand that todo has not recorded.
+    /// sync.md §2.2.2 per item with operations (the hand edits are checked as the items are
+    /// walked: `checkItems`).
     mutating func checkInvariants() {
         for (key, unsorted) in opsByKey {
             let ops = unsorted.sorted { $0.sequence < $1.sequence }
@@ -97,18 +102,10 @@ extension Doctor {
             if last.kind == .delete, file != nil { problem(path, "the item is deleted here but its item file exists") }
             if last.kind != .delete, !last.isSealed, let item = file?.item, !item.sameUserFields(as: last.item),
                file?.written == nil || file?.handChanges != nil {
-                // (With `ms_written` intact, the same difference is reported as the operation's hand edit below.)
+                // (With `ms_written` intact, the same difference is reported as the operation's hand edit by `checkItems`.)
                 problem(path, "\"item\" differs from the item file \(store.layout.item(last.table, last.id))")
             }
             if last.kind != .delete, file == nil { problem(path, "the item file is missing") }
-        }
-        for (key, file) in itemFiles {
-            let table = String(key[..<key.firstIndex(of: "/")!])
-            for edit in store.handEdits(file, operations: (opsByKey[key] ?? []).sorted { $0.sequence < $1.sequence }, table: table) {
-                let what = StoreError.editedByHandMessage(edit)
-                let withoutPath = what.hasPrefix(store.displayPath(edit.path) + " ") ? String(what.dropFirst(store.displayPath(edit.path).count + 1)) : what
-                problem(edit.path, withoutPath + "; " + StoreError.editedByHandHint(edit))
-            }
         }
     }
 

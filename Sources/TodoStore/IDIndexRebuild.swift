@@ -54,7 +54,7 @@ extension IDIndex {
     /// Every id of the numbers files (payload: its number) and of the item files (payload
     /// empty), keyed by the id's bytes and a 0, so that an id's records sort together and before
     /// any longer id that starts with it (ids hold no control characters).
-    private static func feed(_ sorter: RunSorter, _ table: String, _ store: Store) throws {
+    static func feed(_ sorter: RunSorter, _ table: String, _ store: Store) throws {
         let numbers = ItemNumbers.folder(store.layout, table)
         for name in try store.list(numbers) where name != "next" {
             guard let given = try store.decode(numbers + "/" + name, ItemNumbers.parseNumbers) else { continue }

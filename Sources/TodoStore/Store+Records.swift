@@ -120,13 +120,22 @@ extension Store {
             _ = try fs.scanDirectory(layout.absolute(dir)) { name in
                 guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name), include(name) else { return true }
                 batch.append(dir + "/" + name)
-                return batch.count < 2048 || drain()
+                peakItemFilesHeld = max(peakItemFilesHeld, batch.count)
+                return batch.count < itemBatchSize || drain()
             }
         } catch {
             throw .io(error)
         }
         if let failure { throw failure }
         if !batch.isEmpty, !drain(), let failure { throw failure }
+    }
+
+    /// Each item file at these paths, or why it could not be read (nil: missing), in order; more
+    /// than 256 on 8 threads. For `doctor`, which reports every damaged file instead of stopping.
+    func readEachItemFile(_ paths: [String]) -> [Result<ItemFile?, StoreError>] {
+        let reader = ParallelReader(store: self)
+        guard paths.count > 256 else { return reader.readEach(paths) }
+        return WorkerPool.map(Recovery.chunks(paths, count: 8), width: 8, { chunk in reader.readEach(chunk) }).flatMap { $0 }
     }
 
     /// The item files at these paths (missing ones left out); more than 256 on 8 threads.
@@ -370,6 +379,12 @@ private final class ParallelReader: @unchecked Sendable {
             return .success(try store.read(names))
         } catch {
             return .failure(error)
+        }
+    }
+
+    func readEach(_ paths: [String]) -> [Result<ItemFile?, StoreError>] {
+        paths.map { path in
+            do throws(StoreError) { return .success(try store.decodeItemFile(path)) } catch { return .failure(error) }
         }
     }
 

@@ -32,8 +32,13 @@ public final class Store {
     /// Keys per bucket of the index of ids before a split (`IDIndex.bucketLimit`; small in tests,
     /// `TODO_TEST_ID_BUCKET_LIMIT` for the CLI's).
     public var idIndexBucketLimit = IDIndex.bucketLimit
-    /// Bytes of keys a rebuild of the index of ids sorts in memory before it spills to runs.
-    var idIndexSortBudget = 8 << 20
+    /// Bytes of keys a rebuild or check of the index of ids sorts in memory before it spills to
+    /// runs (small in tests: `TODO_TEST_SORT_BUDGET` for `doctor`).
+    public var idIndexSortBudget = 8 << 20
+    /// Item files `doctor`, `purge` and `list` read at a time (small in tests: `TODO_TEST_ITEM_BATCH`).
+    public var itemBatchSize = 2048
+    /// The most item files a batched walk (`forEachItemFile`) held at once (tests read it).
+    public internal(set) var peakItemFilesHeld = 0
     /// Tables whose index of ids this command's commits could not keep (a pull page of new items,
     /// a first numbering): `rebuildIDIndexesLeftStale` rebuilds them once at the end.
     var idIndexesLeftStale: Set<String> = []

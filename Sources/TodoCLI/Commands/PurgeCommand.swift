@@ -35,17 +35,25 @@ struct PurgeCommand: Command {
 
     static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
+        if let batch = ctx.environment["TODO_TEST_ITEM_BATCH"].flatMap(Int.init), batch > 0 { store.itemBatchSize = batch }
         let table = try StoreAccess.table(options.table, store, create: false)
         let query = options.query
-        let plan: PurgePlan
+        var plan: PurgePlan
         do {
             let config = try store.tableConfig(table) ?? TableConfig(name: table)
             let tableFile = store.displayPath(store.layout.tableConfig(table))
             let filter = query.flatMap { config.queries[$0]?.filter }
             let matches = try ItemFilter.predicate(filter, query: query ?? "", table: table, tableFile: tableFile)
-            plan = try Purge.plan(table: config, items: try store.items(table: table), operations: try store.operations(table: table),
-                                  conflicts: try store.conflicts().filter { $0.table == table }, force: options.force,
-                                  query: query, now: ctx.clock.nowText(), matches: matches)
+            let operations = try store.operations(table: table)
+            let conflicts = try store.conflicts().filter { $0.table == table }
+            // The rules of sync.md §6 for the items with operations or conflicts; every other
+            // item is walked a batch at a time and goes if it matches (issue 21).
+            let touched = operations.map(\.id) + conflicts.map(\.id)
+            plan = try Purge.plan(table: config, items: try store.items(table: table, ids: touched), operations: operations,
+                                  conflicts: conflicts, force: options.force, query: query, now: ctx.clock.nowText(), matches: matches)
+            try store.forEachItem(table: table, skipping: touched) { item in
+                if Purge.removes(item, query: query, matches: matches) { plan.itemRemovals.append(item.id) }
+            }
         } catch let error as PurgeRefusal {
             throw CLIError(.failure, error.message, hint: hint(error))
         } catch let error as StoreError {
@@ -54,6 +62,9 @@ struct PurgeCommand: Command {
             throw error
         } catch {
             throw CLIError(.internal, "\(error)")
+        }
+        if let batch = ctx.environment["TODO_TEST_ITEM_BATCH"].flatMap(Int.init), batch > 0 {
+            ctx.console.err("purge held at most \(store.peakItemFilesHeld) item files")
         }
 
         var tx: StoreTransaction

@@ -77,7 +77,6 @@ struct TableCommand: Command {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
         let table = try StoreAccess.table(requested, store, create: false)
         let plan: PurgePlan
-        let files: [ItemFile]
         do {
             let ops = try store.operations(table: table)
             let conflicts = try store.conflicts().filter { $0.table == table }
@@ -85,8 +84,10 @@ struct TableCommand: Command {
                 throw CLIError(.failure, "table \(table) has \(Plural.count(ops.count, "pending operation")) and \(Plural.count(conflicts.count, "open conflict")); removing it would drop them",
                                hint: "push them first ('todo push --table \(table)'), or drop them with 'todo table rm \(table) --force' (each operation leaves a receipt)")
             }
-            files = try store.itemFiles(table: table)
-            plan = try Purge.plan(table: try store.tableConfig(table) ?? TableConfig(name: table), items: files.map(\.item),
+            // Only the items with operations or conflicts are read (their receipts keep the last
+            // server copy); every item file goes by name (issue 21).
+            plan = try Purge.plan(table: try store.tableConfig(table) ?? TableConfig(name: table),
+                                  items: try store.items(table: table, ids: ops.map(\.id) + conflicts.map(\.id)),
                                   operations: ops, conflicts: conflicts, force: true, query: nil,
                                   now: ctx.clock.nowText(), matches: { _ in true })
         } catch let error as CLIError {
@@ -100,7 +101,15 @@ struct TableCommand: Command {
         do { tx = try store.transaction() } catch { throw .store(error) }
         for op in plan.operationRemovals { tx.removeOperation(op) }
         for id in plan.conflictRemovals { tx.removeConflict(table: table, id: id) }
-        for file in files { tx.removeItem(table: table, id: file.item.id) }
+        var items = 0
+        do {
+            try store.forEachItemPath(table: table) { path in
+                tx.remove(path)
+                items += 1
+            }
+        } catch {
+            throw .store(error)
+        }
         for receipt in plan.receipts { tx.addReceipt(receipt) }
         tx.remove(store.layout.tableConfig(table))
         do { try store.removeItemNumbers(table: table, in: &tx) } catch { throw .store(error) }
@@ -112,7 +121,7 @@ struct TableCommand: Command {
         if !plan.operationRemovals.isEmpty {
             ctx.console.out("dropped \(Plural.count(plan.operationRemovals.count, "pending operation")); each left a 'purge force' receipt (see 'todo log')")
         }
-        ctx.console.out("removed table \(table) from this replica (\(Plural.count(files.count, "item")) and its queries); the server was not contacted")
+        ctx.console.out("removed table \(table) from this replica (\(Plural.count(items, "item")) and its queries); the server was not contacted")
         return ExitCode.ok
     }
 }

@@ -29,7 +29,8 @@ public struct PurgePlan: Sendable {
 /// OData evaluator lives with the wire formats, not in the model.
 public enum Purge {
     /// - Parameters:
-    ///   - items: every local item of the table.
+    ///   - items: the local items of the table that the plan decides on: those with operations or
+    ///     conflicts at least (the caller decides on the others with `removes`, a batch at a time).
     ///   - operations, conflicts: the table's pending operations and open conflicts.
     ///   - query: `--query-id`; nil purges the whole table.
     ///   - matches: whether an item matches that query's filter (unused without a query).
@@ -64,7 +65,7 @@ public enum Purge {
         }
 
         // §6.3 and §6.4 on the result.
-        for key in state.keys.sorted() where query == nil || matches(state[key]!) {
+        for key in state.keys.sorted() where removes(state[key]!, query: query, matches: matches) {
             state[key] = nil
         }
         for key in Set(files.keys).union(state.keys).sorted() {
@@ -90,6 +91,12 @@ public enum Purge {
             }
         }
         return plan
+    }
+
+    /// Whether purging removes an item with no dropped operation (§6.3): all of them, or those
+    /// that match the query's filter.
+    public static func removes(_ item: Item, query: String?, matches: (Item) -> Bool) -> Bool {
+        query == nil || matches(item)
     }
 }
 
