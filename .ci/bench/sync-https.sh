@@ -16,8 +16,9 @@
 #                dropped) and the https leg's push connections: the proxy's cost without TLS's
 #   https        todo (TLS inside, the system's OpenSSL; `--ca-file` with the throwaway CA) -> nginx -> todo-server
 #   https-stream todo (TLS inside) -> nginx's stream module (TLS only; the decrypted bytes passed on
-#                as they are, so the server sees the pipelines) -> todo-server; a config of the
-#                script's, not the repo's; where libnginx-mod-stream is installed
+#                as they are, so the server sees the pipelines, after a PROXY protocol header) ->
+#                todo-server --proxy-protocol; the repo's deploy/nginx/todo-server-stream.conf;
+#                where libnginx-mod-stream is installed
 #   https-curl   todo -> todo-remote-https (libcurl, `--ca-file`; forced with TODO_REMOTE_HELPER_FOR_HTTPS=1) -> nginx -> ...
 #   https-sys    todo -> todo-remote-https (URLSession, the CA in the system store) -> nginx -> todo-server;
 #              the store is the system's file bind-mounted over in a private mount namespace
@@ -69,36 +70,33 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (N
 pending() { "$todo" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pending"]))'; }
 items() { find "$1/.todo/tables/todoitem/items" -name '*.json' | wc -l; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-start_server() {  # data dir -> port
-  "$server" --data "$1" --port 0 --quiet --dynamic-tables >"$1.out" 2>"$1.err" &
+start_server() {  # data dir [more options] -> port
+  "$server" --data "$1" --port 0 --quiet --dynamic-tables "${@:2}" >"$1.out" 2>"$1.err" &
   server_pid=$!; pids+=("$server_pid")
   for _ in $(seq 1 100); do grep -q listening "$1.out" 2>/dev/null && break; sleep 0.05; done
   port=$(sed -n 's|^listening on http://[^:]*:\([0-9]*\)$|\1|p' "$1.out"); [ -n "$port" ] || die "todo-server did not start"
 }
 start_nginx() {  # upstream port [plain|stream] -> nginx_port; the repo's config with this run's port,
-                 # certificate, upstream; "plain": http, the config's ssl lines dropped; "stream": TLS
-                 # only, the bytes passed on as they are (nginx's stream module), the repo's config unused
+                 # certificate, upstream; "plain": http, the config's ssl lines dropped; "stream":
+                 # the repo's stream config (TLS only, then the PROXY protocol) instead
   local dir="$work/nginx-$1"; mkdir -p "$dir"; nginx_port=$(free_port)
-  local stream=""
-  if [ "${2:-}" = stream ]; then
-    stream="load_module $stream_module;"
-    stream_block="stream { server { listen 127.0.0.1:$nginx_port ssl; ssl_certificate $work/cert.pem;
-  ssl_certificate_key $work/key.pem; ssl_protocols TLSv1.2 TLSv1.3; proxy_pass 127.0.0.1:$1; } }"
-  fi
+  local config="$root/deploy/nginx/todo-server.conf" stream=""
+  [ "${2:-}" = stream ] && { config="$root/deploy/nginx/todo-server-stream.conf"; stream="load_module $stream_module;"; }
   local tls=(-e "s|listen 443 ssl;|listen 127.0.0.1:$nginx_port ssl;|")
   [ "${2:-}" = plain ] && tls=(-e "s|listen 443 ssl;|listen 127.0.0.1:$nginx_port;|" -e '/^ *ssl_/d')
   sed -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$1;|" "${tls[@]}" \
       -e "s|/etc/ssl/todo-server/fullchain.pem|$work/cert.pem|" -e "s|/etc/ssl/todo-server/privkey.pem|$work/key.pem|" \
-      "$root/deploy/nginx/todo-server.conf" >"$dir/site.conf"
-  grep -q "listen 127.0.0.1:$nginx_port" "$dir/site.conf" || die "deploy/nginx/todo-server.conf has no 'listen 443 ssl;' line"
-  [ -z "$stream" ] || : >"$dir/site.conf"
-  { [ "$(id -u)" = 0 ] && echo "user root;"; echo "$stream"; [ -z "$stream" ] || echo "$stream_block"; cat <<EOF
+      "$config" >"$dir/site.conf"
+  grep -q "listen 127.0.0.1:$nginx_port" "$dir/site.conf" || die "$config has no 'listen 443 ssl;' line"
+  local http_site="$dir/site.conf" stream_site=""
+  [ -z "$stream" ] || { stream_site="include $dir/site.conf;"; http_site=/dev/null; }
+  { [ "$(id -u)" = 0 ] && echo "user root;"; echo "$stream"; echo "$stream_site"; cat <<EOF
 worker_processes 1;
 pid $dir/nginx.pid;
 error_log $dir/error.log;
 events { worker_connections 256; }
 http { access_log off; client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/f; uwsgi_temp_path $dir/u; scgi_temp_path $dir/s; include $dir/site.conf; }
+  fastcgi_temp_path $dir/f; uwsgi_temp_path $dir/u; scgi_temp_path $dir/s; include $http_site; }
 EOF
   } >"$dir/nginx.conf"
   "$nginx" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g 'daemon off;' 2>"$dir/nginx.err" &
@@ -160,7 +158,10 @@ for leg in "${legs[@]}"; do
   log "$leg: push of 10,000 ($runs runs, each to a fresh server), clone of 10,000 ($runs runs), pull of 10"
   walls=(); cpus=(); rsss=(); srvs=(); ngxs=()
   for r in $(seq 1 "$runs"); do
-    start_server "$work/srv-$leg-$r"; leg_setup "$leg" "$port"; last_port=$port
+    # The stream leg's server reads the PROXY header nginx sends; sync_load.py then sends one too.
+    if [ "$leg" = https-stream ]; then export SYNC_LOAD_PROXY_PROTOCOL=1; server_opts=(--proxy-protocol)
+    else unset SYNC_LOAD_PROXY_PROTOCOL; server_opts=(); fi
+    start_server "$work/srv-$leg-$r" "${server_opts[@]}"; leg_setup "$leg" "$port"; last_port=$port
     mkdir -p "$work/push-$leg-$r" && cd "$work/push-$leg-$r"
     "${leg_env[@]}" "$todo" init --remote "$url" "${leg_opts[@]}" >/dev/null
     "${load[@]}" replica "$work/push-$leg-$r/.todo" 10000

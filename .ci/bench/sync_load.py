@@ -6,6 +6,9 @@ str(uuid.UUID(int=i + 1, version=4)), on the server and in replicas alike.
   sync_load.py load PORT N [CLIENTS]  POST N rows to the server, CLIENTS keep-alive connections (32)
   sync_load.py patch PORT N ROUND     PATCH 10 rows spread over a table of N rows (If-Match: *)
   sync_load.py count PORT             rows in the server's todoitem table ($inlinecount)
+
+With SYNC_LOAD_PROXY_PROTOCOL=1 every connection opens with a PROXY protocol header, for a
+todo-server started with --proxy-protocol.
 """
 import http.client
 import json
@@ -15,6 +18,19 @@ import threading
 import uuid
 
 HEADERS = {"ZUMO-API-VERSION": "2.0.0", "Content-Type": "application/json"}
+
+
+class ProxiedConnection(http.client.HTTPConnection):
+    """A connection that opens with a PROXY protocol v1 header naming 127.0.0.1."""
+
+    def connect(self):
+        super().connect()
+        self.sock.sendall(b"PROXY TCP4 127.0.0.1 127.0.0.1 0 %d\r\n" % self.port)
+
+
+def connection(port):
+    proxied = os.environ.get("SYNC_LOAD_PROXY_PROTOCOL") == "1"
+    return (ProxiedConnection if proxied else http.client.HTTPConnection)("127.0.0.1", port)
 
 
 def item_id(i):
@@ -53,7 +69,7 @@ def load(port, n, clients):
 
     def worker(k):
         try:
-            c = http.client.HTTPConnection("127.0.0.1", port)
+            c = connection(port)
             for i in range(k, n, clients):
                 body = json.dumps({"id": item_id(i), "text": "item %d" % i, "complete": False})
                 c.request("POST", "/tables/todoitem", body, HEADERS)
@@ -74,7 +90,7 @@ def load(port, n, clients):
 
 
 def patch(port, n, rnd):
-    c = http.client.HTTPConnection("127.0.0.1", port)
+    c = connection(port)
     stride = n // 10
     for k in range(10):
         i = (k * stride + rnd * 7919) % n
@@ -87,7 +103,7 @@ def patch(port, n, rnd):
 
 
 def count(port):
-    c = http.client.HTTPConnection("127.0.0.1", port)
+    c = connection(port)
     c.request("GET", "/tables/todoitem?$top=0&$inlinecount=allpages", headers=HEADERS)
     r = c.getresponse()
     body = r.read()

@@ -11,7 +11,8 @@ public enum ServerMain {
     public static let usage = """
         usage: todo-server [--data DIR] [--store postgres://USER@HOST:PORT/DB] [--port N] [--host ADDR] [--app-key-file FILE] [--tables a,b]
                            [--table-config FILE] [--master-key-file FILE] [--access-config FILE]
-                           [--dynamic-tables] [--page-size N] [--public-url URL] [--trusted-proxy ADDR,...] [--generations g1,g2]
+                           [--dynamic-tables] [--page-size N] [--public-url URL] [--trusted-proxy ADDR,...] [--proxy-protocol]
+                           [--generations g1,g2]
                            [--max-tables N] [--max-columns N] [--max-rows-per-table N]
                            [--max-row-size SIZE] [--max-memory SIZE]
                            [--max-connections N] [--max-connections-per-address N]
@@ -52,6 +53,10 @@ public enum ServerMain {
           --public-url URL    base URL for Location and Link headers behind a proxy
           --trusted-proxy A,B IPv4 addresses of reverse proxies: from them, X-Forwarded-For names
                               the client in the request log (from anyone else it is ignored)
+          --proxy-protocol    every connection starts with a PROXY protocol header (v1 or v2), as a
+                              TCP proxy sends it (nginx's stream module: proxy_protocol on;); its
+                              source is the client in the request log. A connection without one
+                              gets 400 and is closed. Only for a port that only the proxy can reach
           --generations LIST  g1, g2 or g1,g2 (default: g1,g2)
           --quiet             no per-request log lines
 

@@ -96,6 +96,7 @@ struct ServerOptions {
                     }
                     o.http.trustedProxies.append(address)
                 }
+            case "--proxy-protocol": o.http.proxyProtocol = true
             case "--generations":
                 let list = try value("--generations").lowercased().split(separator: ",").map(String.init)
                 guard !list.isEmpty, list.allSatisfy({ $0 == "g1" || $0 == "g2" }) else {

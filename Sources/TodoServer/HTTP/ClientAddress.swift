@@ -9,13 +9,19 @@ enum ClientAddress {
     /// The address to log for a request that came over a connection from `peer` (IPv4, host
     /// byte order).
     static func of(forwardedFor: String?, peer: UInt32, trusted: [UInt32]) -> String {
-        guard trusted.contains(peer), let forwardedFor else { return text(peer) }
+        of(forwardedFor: forwardedFor, peer: PeerAddress(ipv4: peer), trusted: trusted)
+    }
+
+    /// The same for a connection whose client is `peer`: its TCP peer, or the source its PROXY
+    /// protocol header named (`--proxy-protocol`), which is believed like a TCP peer.
+    static func of(forwardedFor: String?, peer: PeerAddress, trusted: [UInt32]) -> String {
+        guard let ipv4 = peer.ipv4, trusted.contains(ipv4), let forwardedFor else { return peer.text }
         let hops = forwardedFor.split(separator: ",").map { $0.trimmingSpaces }
         for hop in hops.reversed() {
             if let address = parse(hop), trusted.contains(address) { continue }
             return loggable(hop)
         }
-        return hops.first.map(loggable) ?? text(peer)
+        return hops.first.map(loggable) ?? peer.text
     }
 
     /// `a.b.c.d` for an IPv4 address in host byte order.
@@ -42,6 +48,24 @@ enum ClientAddress {
             $0.isASCII && ($0.properties.isASCIIHexDigit || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]")
         }
         return allowed ? hop : "-"
+    }
+}
+
+/// Who is at the other end of a connection, for the request log: the TCP peer, or the client a
+/// PROXY protocol header named (`ProxyProtocolHeader`), which may be IPv6.
+struct PeerAddress: Equatable, Sendable {
+    /// As the log shows it: `a.b.c.d`, or canonical IPv6 text.
+    let text: String
+    /// Host byte order; nil for IPv6 (never a `--trusted-proxy`).
+    let ipv4: UInt32?
+
+    init(text: String, ipv4: UInt32?) {
+        self.text = text
+        self.ipv4 = ipv4
+    }
+
+    init(ipv4: UInt32) {
+        self.init(text: ClientAddress.text(ipv4), ipv4: ipv4)
     }
 }
 

@@ -30,8 +30,9 @@ struct HTTPConnectionHandler: ~Copyable {
     private let configuration: HTTPServerConfiguration
     private let application: HTTPApplication
     private let stop: StopSignal
-    /// The connection's peer (IPv4, host byte order), for the request log.
-    private let peer: UInt32
+    /// Who the request log names: the connection's peer, or with `--proxy-protocol` the source
+    /// its PROXY header gave.
+    private var client: PeerAddress
     private var parser: HTTPRequestParser
     /// Answers (and `100 Continue`s) not yet written, in order. Kept unserialized until `flush()`
     /// has settled their tickets and knows which of its two responses each answer sends.
@@ -72,7 +73,7 @@ struct HTTPConnectionHandler: ~Copyable {
     init(socket: consuming ConnectionSocket, configuration: HTTPServerConfiguration,
          application: HTTPApplication, stop: StopSignal, peer: UInt32) {
         self.socket = socket
-        self.peer = peer
+        self.client = PeerAddress(ipv4: peer)
         self.configuration = configuration
         self.application = application
         self.stop = stop
@@ -85,47 +86,67 @@ struct HTTPConnectionHandler: ~Copyable {
         var requestStart = ContinuousClock.now
         var idleSince = ContinuousClock.now
         var answeredAny = false
-
-        while true {
-            let inProgress = parser.isRequestInProgress
-            if !inProgress && stop.isFired { return }
-            let receivingHead = inProgress && parser.isReceivingHead
-            let deadline = Self.deadline(configuration, inProgress: inProgress, receivingHead: receivingHead,
-                                         requestStart: requestStart, idleSince: idleSince, answeredAny: answeredAny)
-
-            switch socket.wait(until: deadline, stop: inProgress ? nil : stop) {
-            case .stopRequested:
+        // With --proxy-protocol, the bytes that came with the header, at the start of `buffer`.
+        var carried: Range<Int>? = nil
+        if configuration.proxyProtocol {
+            switch readProxyHeader(into: buffer) {
+            case .gone:
                 return
-            case .timedOut:
-                guard inProgress else { return }
-                socket.slot?.enter(.busy)  // its 408 is being written: not a slot to take
-                answerTimeout(since: requestStart, head: receivingHead)
+            case .refused:
                 socket.slot?.enter(.closing)
                 socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
                 return
-            case .readable:
-                let readTime = ContinuousClock.now
-                socket.slot?.enter(.busy)
-                guard case .bytes(let count) = socket.read(into: buffer) else { return }
-                parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                switch answerAvailable() {
-                case .closeNow:
+            case .read(let rest):
+                carried = rest.isEmpty ? nil : rest
+            }
+        }
+
+        while true {
+            let inProgress = parser.isRequestInProgress
+            let input: Range<Int>
+            if let rest = carried {
+                input = rest
+                carried = nil
+            } else {
+                if !inProgress && stop.isFired { return }
+                let receivingHead = inProgress && parser.isReceivingHead
+                let deadline = Self.deadline(configuration, inProgress: inProgress, receivingHead: receivingHead,
+                                             requestStart: requestStart, idleSince: idleSince, answeredAny: answeredAny)
+                switch socket.wait(until: deadline, stop: inProgress ? nil : stop) {
+                case .stopRequested:
                     return
-                case .closeAfterResponse:
+                case .timedOut:
+                    guard inProgress else { return }
+                    socket.slot?.enter(.busy)  // its 408 is being written: not a slot to take
+                    answerTimeout(since: requestStart, head: receivingHead)
                     socket.slot?.enter(.closing)
                     socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
                     return
-                case .keepOpen(let completed):
-                    answeredAny = answeredAny || completed > 0
-                    if parser.isRequestInProgress {
-                        // A request that began in this read starts its clock now; one that was
-                        // already under way keeps the clock of its first byte.
-                        if !inProgress || completed > 0 { requestStart = readTime }
-                        socket.slot?.enter(parser.isReceivingHead ? .head(since: requestStart) : .busy)
-                    } else {
-                        idleSince = .now
-                        socket.slot?.enter(.idle(since: idleSince))
-                    }
+                case .readable:
+                    guard case .bytes(let count) = socket.read(into: buffer) else { return }
+                    input = 0..<count
+                }
+            }
+            let readTime = ContinuousClock.now
+            socket.slot?.enter(.busy)
+            parser.feed(UnsafeRawBufferPointer(rebasing: buffer[input]))
+            switch answerAvailable() {
+            case .closeNow:
+                return
+            case .closeAfterResponse:
+                socket.slot?.enter(.closing)
+                socket.closeLingering(until: .now.advanced(by: configuration.lingerTimeout), stop: stop)
+                return
+            case .keepOpen(let completed):
+                answeredAny = answeredAny || completed > 0
+                if parser.isRequestInProgress {
+                    // A request that began in this read starts its clock now; one that was
+                    // already under way keeps the clock of its first byte.
+                    if !inProgress || completed > 0 { requestStart = readTime }
+                    socket.slot?.enter(parser.isReceivingHead ? .head(since: requestStart) : .busy)
+                } else {
+                    idleSince = .now
+                    socket.slot?.enter(.idle(since: idleSince))
                 }
             }
         }
@@ -143,6 +164,66 @@ struct HTTPConnectionHandler: ~Copyable {
         }
         let idle = answeredAny ? configuration.idleTimeout : min(configuration.idleTimeout, configuration.headerTimeout)
         return idleSince.advanced(by: idle)
+    }
+
+    // MARK: - PROXY protocol (`--proxy-protocol`)
+
+    private enum ProxyHeaderOutcome {
+        /// The header was read; `rest`: the bytes that came after it, at the start of the buffer.
+        case read(rest: Range<Int>)
+        /// A 400 or 408 was written: close after it.
+        case refused
+        /// Close at once: the peer left, sent nothing in time, or the server stops.
+        case gone
+    }
+
+    /// Reads the PROXY protocol header that must open the connection into `buffer` (it is far
+    /// larger than any header) and makes the header's source the connection's client. The header
+    /// must arrive within the header timeout, as a request's head must. Anything else gets a 400
+    /// and a log line saying why, with the bytes that came (nginx's "broken header").
+    private mutating func readProxyHeader(into buffer: UnsafeMutableRawBufferPointer) -> ProxyHeaderOutcome {
+        let start = ContinuousClock.now
+        let patience = min(configuration.headerTimeout, configuration.idleTimeout)
+        socket.slot?.enter(.head(since: start))
+        var count = 0
+        while true {
+            switch socket.wait(until: start.advanced(by: patience), stop: count == 0 ? stop : nil) {
+            case .stopRequested:
+                return .gone
+            case .timedOut:
+                guard count > 0 else { return .gone }  // as a new connection that never sends a request
+                return refuseProxyHeader(408, "it did not arrive completely within \(HTTPRequestLog.readable(patience))",
+                                         received: UnsafeRawBufferPointer(rebasing: buffer[..<count]), since: start)
+            case .readable:
+                guard case .bytes(let read) = socket.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...])) else {
+                    return .gone
+                }
+                count += read
+            }
+            let received = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+            switch ProxyProtocolHeader.parse(received) {
+            case .needMore:
+                continue
+            case .header(let length, let source):
+                if let source { client = source }
+                return .read(rest: length..<count)
+            case .invalid(let reason):
+                return refuseProxyHeader(400, reason, received: received, since: start)
+            }
+        }
+    }
+
+    private mutating func refuseProxyHeader(_ status: Int, _ reason: String, received: UnsafeRawBufferPointer,
+                                            since start: ContinuousClock.Instant) -> ProxyHeaderOutcome {
+        socket.slot?.enter(.busy)
+        var response = application.errorResponse(status, "the connection must start with a PROXY protocol header "
+            + "(this server runs with --proxy-protocol), but \(reason): connect through the proxy, and have it send "
+            + "the header (nginx: proxy_protocol on;)")
+        response.headers.set(name: "Connection", value: "close")
+        application.log?(HTTPRequestLog.line(client: client.text, method: nil, target: nil, status: status,
+                                             elapsed: start.duration(to: .now))
+            + " broken PROXY protocol header: \(reason): " + ProxyProtocolHeader.excerpt(received))
+        return socket.write(HTTPSerializer.serialize(response)) ? .refused : .gone
     }
 
     // MARK: - Answering
@@ -177,7 +258,7 @@ struct HTTPConnectionHandler: ~Copyable {
         let answer = application.answer(request)
         let closing = !keepAlive || stop.isFired || answer.response.headers.containsToken("close", forName: "Connection")
         let client = application.log == nil ? "" : ClientAddress.of(
-            forwardedFor: request.headers["X-Forwarded-For"], peer: peer, trusted: configuration.trustedProxies)
+            forwardedFor: request.headers["X-Forwarded-For"], peer: self.client, trusted: configuration.trustedProxies)
         queue(answer, method: request.method, target: request.target, closing: closing,
               http1_0: request.version == .http1_0, start: start, client: client)
         return closing
@@ -198,7 +279,7 @@ struct HTTPConnectionHandler: ~Copyable {
     private mutating func queue(_ answer: HTTPAnswer, method: String?, target: String?, closing: Bool,
                                 http1_0: Bool, start: ContinuousClock.Instant, client: String? = nil) {
         queued.append(.answer(QueuedAnswer(answer: answer, method: method, target: target, closing: closing,
-                                           http1_0: http1_0, start: start, client: client ?? ClientAddress.text(peer))))
+                                           http1_0: http1_0, start: start, client: client ?? self.client.text)))
         // The head is a few hundred bytes; only large bodies matter for the threshold.
         queuedBytes += answer.response.body.count + 256
     }

@@ -31,6 +31,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Peers (IPv4, host byte order) whose `X-Forwarded-For` names the client in the request log:
     /// the reverse proxies in front of the server (`--trusted-proxy`; see `ClientAddress`).
     public var trustedProxies: [UInt32] = []
+    /// Every connection starts with a PROXY protocol header (`--proxy-protocol`), whose source
+    /// is the client in the request log (`ProxyProtocolHeader`); one without is refused with 400.
+    public var proxyProtocol = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = .requestDefaults,

@@ -8,14 +8,18 @@ import TodoSync
 import TodoTestSupport
 
 /// Issue 20 items 3 and 4: the README's two-replica conflict with the built binaries, through a
-/// real nginx terminating TLS with the repo's own `deploy/nginx/todo-server.conf`, a certificate
-/// from a throwaway CA that no system store holds, and replicas that trust it with `--ca-file`.
+/// real nginx terminating TLS with each of the repo's configs: `deploy/nginx/todo-server.conf`
+/// (HTTP proxy, `X-Forwarded-For`) and `deploy/nginx/todo-server-stream.conf` (stream module, the
+/// PROXY protocol to `todo-server --proxy-protocol`); a certificate from a throwaway CA that no
+/// system store holds, and replicas that trust it with `--ca-file`.
 /// nginx runs unprivileged-style: its own prefix, pid and logs in a temp folder, in the
-/// foreground, stopped at the end. A machine without nginx fails here, saying how to install it.
+/// foreground, stopped at the end. A machine without nginx (or its stream module) fails here,
+/// saying how to install it.
 @Suite(.serialized) struct NginxTLSTests {
     typealias ServerProcess = BinaryTutorialTests.ServerProcess
 
-    @Test func theTutorialConflictThroughNginxWithAPrivateCA() throws {
+    @Test(arguments: [NginxProcess.Flavor.http, .stream])
+    func theTutorialConflictThroughNginxWithAPrivateCA(_ flavor: NginxProcess.Flavor) throws {
         let nginx = try #require(NginxProcess.binary, NginxProcess.missing)
         let tls = TempDirectory("todo-nginx")
         defer { tls.remove() }
@@ -23,10 +27,12 @@ import TodoTestSupport
         let port = try #require(NginxProcess.freePort())
         let url = "https://127.0.0.1:\(port)"
         // nginx reaches the server from 127.0.0.2 (proxy_bind below), the replicas are 127.0.0.1:
-        // the log shows 127.0.0.1 only if X-Forwarded-For of the trusted proxy was believed.
-        let server = try ServerProcess(options: "--public-url \(url) --trusted-proxy 127.0.0.2")
+        // the log shows 127.0.0.1 only if X-Forwarded-For of the trusted proxy was believed, or
+        // the source of the PROXY header nginx's stream module sent.
+        let clientFrom = flavor == .http ? "--trusted-proxy 127.0.0.2" : "--proxy-protocol"
+        let server = try ServerProcess(options: "--public-url \(url) \(clientFrom)")
         let serverPort = try #require(server.url.split(separator: ":").last.map(String.init))
-        let proxy = try NginxProcess(binary: nginx, directory: tls, port: port, upstreamPort: serverPort)
+        let proxy = try NginxProcess(flavor, binary: nginx, directory: tls, port: port, upstreamPort: serverPort)
         defer { proxy.stop() }
 
         // Without the CA file: one sentence naming the fix, and the change is kept.
@@ -60,13 +66,24 @@ import TodoTestSupport
         #expect(server.todo("push", in: "B").code == 0)
         #expect(server.todo("pull", in: "A").code == 0)
         #expect(server.todo("show x", in: "A").out.contains("I love Azure!"))
-        #expect(server.serverText("x") == "I love Azure!")
+        if flavor == .http {
+            #expect(server.serverText("x") == "I love Azure!")
+        } else {
+            #expect(server.todo("clone \(url) . --ca-file '\(ca)'", in: "C").code == 0, "\(server.read("C/.err"))")
+            #expect(server.todo("show x", in: "C").out.contains("I love Azure!"))
+        }
 
-        // The server's log names the replicas (from nginx's X-Forwarded-For), not nginx.
+        // The server's log names the replicas (from nginx's X-Forwarded-For or PROXY header), not nginx.
         let lines = server.read("srv.log").split(separator: "\n").filter { $0.contains(" /tables/") }
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0.hasPrefix("127.0.0.1 ") }, "\(lines)")
-        #expect(proxy.accessLog().contains("PATCH /tables/todoitem/x"), "the requests went through nginx")
+        #expect(lines.contains { $0.hasPrefix("127.0.0.1 PATCH /tables/todoitem/x ") }, "\(lines)")
+        let through = flavor == .http ? "PATCH /tables/todoitem/x" : "127.0.0.1 TCP "
+        #expect(proxy.accessLog().contains(through), "the connections went through nginx: \(proxy.accessLog())")
+        if flavor == .stream {
+            let direct = server.http("GET", "/tables/todoitem/x", headers: [("ZUMO-API-VERSION", "2.0.0")])
+            #expect(direct.status == 400, "a request without the PROXY header is refused")
+        }
     }
 
     /// `--public-url` is what Location and Link carry, whatever Host the proxy sends.
@@ -90,12 +107,26 @@ import TodoTestSupport
     }
 }
 
-/// A real nginx in the foreground with the repo's config, its files in `directory`.
+/// A real nginx in the foreground with one of the repo's configs, its files in `directory`.
 final class NginxProcess {
     let directory: TempDirectory
     let pid: pid_t
 
-    static let config = Fixtures.root.parentPath.appendingPath("deploy/nginx/todo-server.conf")
+    enum Flavor: Sendable, CustomStringConvertible {
+        /// `deploy/nginx/todo-server.conf`: an HTTP reverse proxy (inside `http`).
+        case http
+        /// `deploy/nginx/todo-server-stream.conf`: TLS only, then the PROXY protocol (a `stream` block).
+        case stream
+
+        var config: String {
+            Fixtures.root.parentPath.appendingPath(self == .http ? "deploy/nginx/todo-server.conf" : "deploy/nginx/todo-server-stream.conf")
+        }
+
+        var description: String { self == .http ? "HTTP proxy" : "stream module" }
+    }
+
+    /// Debian's place for the stream module (`libnginx-mod-stream`); loaded when it is there.
+    static let streamModule = "/usr/lib/nginx/modules/ngx_stream_module.so"
 
     static let missing: Comment = """
         nginx is not installed, and this test never skips: install it with `apt-get install nginx-light` \
@@ -113,27 +144,35 @@ final class NginxProcess {
     }
 
     /// The repo's config with the CHANGE lines pointed at this test's port, certificate and
-    /// upstream; fails if a line the test replaces is no longer in the file.
-    init(binary: String, directory: TempDirectory, port: Int, upstreamPort: String) throws {
+    /// upstream, and nginx connecting to the server from 127.0.0.2; fails if a line the test
+    /// replaces is no longer in the file.
+    init(_ flavor: Flavor = .http, binary: String, directory: TempDirectory, port: Int, upstreamPort: String) throws {
         self.directory = directory
         let fs = LocalFileSystem()
-        guard let bytes = try fs.readFile(Self.config) else { throw Failure(description: "\(Self.config) is missing") }
+        guard let bytes = try fs.readFile(flavor.config) else { throw Failure(description: "\(flavor.config) is missing") }
         var site = String(decoding: bytes, as: UTF8.self)
-        let replacements = [
+        let pass = flavor == .http ? "proxy_pass http://todo_server;" : "proxy_pass todo_server;"
+        let dir = directory.path
+        var replacements = [
             ("server 127.0.0.1:8080;", "server 127.0.0.1:\(upstreamPort);"),
             ("listen 443 ssl;", "listen 127.0.0.1:\(port) ssl;"),
             ("/etc/ssl/todo-server/fullchain.pem", directory.sub("cert.pem")),
             ("/etc/ssl/todo-server/privkey.pem", directory.sub("key.pem")),
-            ("proxy_pass http://todo_server;", "proxy_pass http://todo_server;\n        proxy_bind 127.0.0.2;"),
+            (pass, "\(pass)\n        proxy_bind 127.0.0.2;"),
         ]
+        if flavor == .stream {
+            // One access log line per connection: the client, and that nginx passed it on.
+            replacements.append(("stream {", "stream {\n    log_format todo '$remote_addr $protocol $status';\n"
+                + "    access_log \(dir)/access.log todo;"))
+        }
         for (old, new) in replacements {
-            guard site.contains(old) else { throw Failure(description: "\(Self.config) no longer has '\(old)'") }
+            guard site.contains(old) else { throw Failure(description: "\(flavor.config) no longer has '\(old)'") }
             site = site.replacing(old, with: new)
         }
-        let dir = directory.path
         let user = getuid() == 0 ? "user root;\n" : ""
+        let module = flavor == .stream && access(Self.streamModule, R_OK) == 0 ? "load_module \(Self.streamModule);\n" : ""
         let main = """
-            \(user)worker_processes 1;
+            \(module)\(user)worker_processes 1;
             pid \(dir)/nginx.pid;
             error_log \(dir)/error.log;
             events { worker_connections 64; }
@@ -144,8 +183,9 @@ final class NginxProcess {
                 fastcgi_temp_path \(dir)/fastcgi;
                 uwsgi_temp_path \(dir)/uwsgi;
                 scgi_temp_path \(dir)/scgi;
-            \(site)
+            \(flavor == .http ? site : "")
             }
+            \(flavor == .stream ? site : "")
 
             """
         try fs.writeFile(directory.sub("nginx.conf"), Array(main.utf8), sync: false)
@@ -160,7 +200,8 @@ final class NginxProcess {
             usleep(10_000)
         }
         stop()
-        throw Failure(description: "nginx did not start: \(Self.read(directory.sub("nginx.out"))) \(Self.read(directory.sub("error.log")))")
+        let hint = flavor == .stream ? " (the stream module: apt-get install libnginx-mod-stream; .ci/run installs it when missing)" : ""
+        throw Failure(description: "nginx did not start\(hint): \(Self.read(directory.sub("nginx.out"))) \(Self.read(directory.sub("error.log")))")
     }
 
     func accessLog() -> String { Self.read(directory.sub("access.log")) }
