@@ -56,30 +56,14 @@ extension IDIndex {
                 }
                 walk.advance()
             }
-            // The sort's records of one id: a payload is a number of the numbers files (the
-            // newest counts, as for a rebuild), an empty one an item file.
-            var current: (key: [UInt8], file: Bool, number: Int?)?
-            func close() {
-                guard let done = current, done.file else { return }
-                compare(String(decoding: done.key.dropLast(), as: UTF8.self), done.number)
-            }
             do {
-                try sorter.sorted { record in
-                    if current?.key != record.key {
-                        close()
-                        current = (record.key, false, nil)
-                    }
-                    if record.payload.isEmpty {
-                        current!.file = true
-                    } else if let number = Int(String(decoding: record.payload, as: UTF8.self)), number > current!.number ?? 0 {
-                        current!.number = number
-                    }
+                try forEachFileID(in: sorter) { key, number in
+                    compare(key, number)
                     return true
                 }
             } catch {
                 continue
             }
-            close()
             while let at = walk.peek(&found) {
                 vain(at)
                 walk.advance()

@@ -65,6 +65,34 @@ extension IDIndex {
         }
     }
 
+    /// The merge of what `feed` sorted, an id at a time: each id that has an item file, with its
+    /// newest number (an id that came back has several; one with no item file, its number
+    /// retired, is left out), in key order, until `body` returns false.
+    static func forEachFileID(in sorter: RunSorter, _ body: (_ key: String, _ number: Int?) -> Bool) throws(FileSystemError) {
+        var current: (key: [UInt8], file: Bool, number: Int?)?
+        var stopped = false
+        func close() -> Bool {
+            guard let done = current, done.file else { return true }
+            return body(String(decoding: done.key.dropLast(), as: UTF8.self), done.number)
+        }
+        try sorter.sorted { record in
+            if current?.key != record.key {
+                guard close() else {
+                    stopped = true
+                    return false
+                }
+                current = (record.key, false, nil)
+            }
+            if record.payload.isEmpty {
+                current!.file = true
+            } else if let number = Int(String(decoding: record.payload, as: UTF8.self)), number > current!.number ?? 0 {
+                current!.number = number
+            }
+            return true
+        }
+        if !stopped { _ = close() }
+    }
+
     /// Merges the sort into buckets filled half full (room for the next keys before a split),
     /// each written as soon as it is full. An id with no item file (its number retired) is left
     /// out; one with several numbers (it came back) gets the newest.
@@ -84,26 +112,12 @@ extension IDIndex {
             pending.removeAll(keepingCapacity: true)
             return true
         }
-        var current: (key: [UInt8], file: Bool, number: Int?)?
-        func close() -> Bool {
-            guard let done = current, done.file else { return true }
-            pending.append(Entry(key: String(decoding: done.key.dropLast(), as: UTF8.self), number: done.number))
+        try forEachFileID(in: sorter) { key, number in
+            pending.append(Entry(key: key, number: number))
             keys += 1
             return pending.count < half || flush()
         }
-        try sorter.sorted { record in
-            if current?.key != record.key {
-                guard close() else { return false }
-                current = (record.key, false, nil)
-            }
-            if record.payload.isEmpty {
-                current!.file = true
-            } else if let number = Int(String(decoding: record.payload, as: UTF8.self)), number > current!.number ?? 0 {
-                current!.number = number
-            }
-            return true
-        }
-        if failure == nil, close(), !pending.isEmpty || list.isEmpty { _ = flush() }
+        if failure == nil, !pending.isEmpty || list.isEmpty { _ = flush() }
         if let failure { throw failure }
         return (list, keys)
     }
