@@ -2,11 +2,13 @@ import TodoBasics
 import TodoModel
 
 /// What `todo doctor` found: every problem (it does not stop at the first), notes that are not
-/// problems, and counts.
+/// problems, and counts. Problems and notes are in path order; the command line words them
+/// (`DoctorFindingText`) and sorts the findings of one path by their words.
 public struct DoctorReport: Sendable {
+    /// A finding at a path (as shown: `.todo/...`).
     public struct Problem: Sendable, Equatable {
         public var path: String
-        public var message: String
+        public var finding: DoctorFinding
     }
 
     public var problems: [Problem] = []
@@ -65,19 +67,23 @@ public struct Doctor {
         doctor.checkPendingIndex()
         doctor.checkIDIndex()
         doctor.checkReceipts()
-        doctor.report.problems.sort { ($0.path, $0.message) < ($1.path, $1.message) }
-        doctor.report.notes.sort { ($0.path, $0.message) < ($1.path, $1.message) }
+        doctor.report.problems.sort { $0.path < $1.path }
+        doctor.report.notes.sort { $0.path < $1.path }
         return doctor.report
     }
 
-    mutating func problem(_ path: String, _ message: String) {
-        report.problems.append(.init(path: store.displayPath(path), message: message))
+    mutating func problem(_ path: String, _ finding: DoctorFinding) {
+        report.problems.append(.init(path: store.displayPath(path), finding: finding))
+    }
+
+    mutating func note(_ path: String, _ finding: DoctorFinding) {
+        report.notes.append(.init(path: store.displayPath(path), finding: finding))
     }
 
     /// Runs a read, turning its failure into a problem of `path`.
     mutating func attempt<T>(_ path: String, _ body: () throws(StoreError) -> T?) -> T? {
         do { return try body() } catch {
-            if case .corrupt(_, let reason) = error { problem(path, reason) } else { problem(path, error.message) }
+            problem(path, DoctorFinding(error))
             return nil
         }
     }
@@ -99,14 +105,13 @@ public struct Doctor {
         _ = try? fs.scanDirectory(layout.absolute(dir)) { name in
             let path = dir.isEmpty ? name : dir + "/" + name
             if fs.isSymbolicLink(layout.absolute(path)) {
-                problem(path, "a symbolic link: todo replaces a file when it writes it, so the link's target would silently stop "
-                        + "being the store's; put the file itself here")
+                problem(path, .symbolicLink)
             } else if StoreLayout.isTemporary(name) {
-                problem(path, "leftover temporary file")
+                problem(path, .leftoverTemporaryFile)
             } else if dir.isEmpty && name == SecretFile.gitignore {
                 // todo's own, keeps secrets out of git
             } else if StoreLayout.isLeftover(name) {
-                report.notes.append(.init(path: store.displayPath(path), message: "not a record (an editor's leftover?): todo ignores it"))
+                note(path, .notARecord)
             } else {
                 batch.append(name)
                 if batch.count >= size {
@@ -121,20 +126,15 @@ public struct Doctor {
 
     mutating func checkTop() {
         let store = self.store
-        var found: [(String, String)] = []
-        Self.checkFormatFile(store) { found.append(($0, $1)) }
-        for (path, message) in found { problem(path, message) }
+        if let (path, finding) = Self.checkFormatFile(store) { problem(path, finding) }
         state = attempt(StoreLayout.stateFile) { () throws(StoreError) in try store.state() }
         if let config = attempt(StoreLayout.configFile, { () throws(StoreError) in try store.config() }),
            let remote = config.remote, let why = remoteProblem(remote) {
-            problem(StoreLayout.configFile, "\"remote\" is \(JSONValue.string(remote).compactText): \(why); push and pull cannot use it "
-                    + "(set another with 'todo remote set URL')")
+            problem(StoreLayout.configFile, .remoteUnusable(remote: remote, reason: why))
         }
         for secret in SecretFile.all {
             if let stored = attempt(secret.name, { () throws(StoreError) in try secret.read(store) }), stored.isOpenToOthers {
-                report.notes.append(.init(path: store.displayPath(secret.name),
-                                          message: "other users can read the \(secret.what) (mode \(String(stored.mode, radix: 8))); "
-                                              + "run: chmod 600 '\(store.layout.absolute(secret.name))'"))
+                note(secret.name, .secretReadableByOthers(what: secret.what, mode: stored.mode, file: store.layout.absolute(secret.name)))
             }
         }
         _ = attempt(StoreLayout.undoFile) { () throws(StoreError) in try store.undoLog() }
@@ -144,7 +144,7 @@ public struct Doctor {
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                   StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory, StoreLayout.cacheDirectory]
         for name in entries("") where !known.contains(name) {
-            problem(name, name == StoreLayout.journalFile ? Self.unfinishedCommit(notWritable) : "unexpected file")
+            problem(name, name == StoreLayout.journalFile ? .unfinishedCommit(notWritable: notWritable) : .unexpectedFile)
         }
     }
 
@@ -154,13 +154,13 @@ public struct Doctor {
         report.tables = tables.count
         for table in tables {
             for name in entries(store.layout.tableDirectory(table)) where name != "table.json" && name != "items" && name != "numbers" {
-                problem(store.layout.tableDirectory(table) + "/" + name, "unexpected file")
+                problem(store.layout.tableDirectory(table) + "/" + name, .unexpectedFile)
             }
             let configPath = store.layout.tableConfig(table)
             if let config = attempt(configPath, { () throws(StoreError) in try store.tableConfig(table) }) {
-                if config.name != table { problem(configPath, "\"name\" is \"\(config.name)\" but the folder is '\(table)'") }
+                if config.name != table { problem(configPath, .tableNameMismatch(name: config.name, folder: table)) }
             } else if !store.fs.fileExists(store.layout.absolute(configPath)) {
-                problem(configPath, "missing")
+                problem(configPath, .missing)
             }
             checkNumbers(table)
         }

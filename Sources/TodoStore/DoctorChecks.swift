@@ -10,15 +10,15 @@ extension Doctor {
         for name in entries(StoreLayout.operationsDirectory) {
             let path = StoreLayout.operationsDirectory + "/" + name
             guard let parsed = OperationFileName(parsing: name) else {
-                problem(path, "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json"); continue
+                problem(path, .notAnOperationFileName); continue
             }
             guard let op = attempt(path, { () throws(StoreError) in try store.operation(parsed) }) else { continue }
             report.operations += 1
-            if !sequences.insert(op.sequence).inserted { problem(path, "sequence \(op.sequence) is used twice") }
+            if !sequences.insert(op.sequence).inserted { problem(path, .sequenceUsedTwice(op.sequence)) }
             if let state, op.sequence >= state.nextSequence {
-                problem(path, "sequence \(op.sequence) is not below nextSequence \(state.nextSequence) in state.json")
+                problem(path, .sequenceNotBelowNext(sequence: op.sequence, next: state.nextSequence))
             }
-            if !tables.contains(op.table) { problem(path, "table '\(op.table)' does not exist in this replica") }
+            if !tables.contains(op.table) { problem(path, .unknownTable(op.table)) }
             opsByKey["\(op.table)/\(ItemID.key(op.id))", default: []].append(op)
         }
     }
@@ -26,9 +26,7 @@ extension Doctor {
     /// The index of pending operations (`PendingIndex`): derived data, so what is wrong with it
     /// is a note, and a writer rebuilds it.
     mutating func checkPendingIndex() {
-        for (path, message) in PendingIndex.check(store) {
-            report.notes.append(.init(path: store.displayPath(path), message: message))
-        }
+        for (path, finding) in PendingIndex.check(store) { note(path, finding) }
     }
 
     /// The index of ids (`IDIndex`): derived data, as the index of pending operations.
@@ -37,9 +35,7 @@ extension Doctor {
         let findings = IDIndex.check(store, tables: tables, figures: &figures)
         report.figures.ids = figures.ids
         report.figures.idRuns = figures.runs
-        for (path, message) in findings {
-            report.notes.append(.init(path: store.displayPath(path), message: message))
-        }
+        for (path, finding) in findings { note(path, finding) }
     }
 
     /// The item numbers of a table (`ItemNumbers`): replica state, so a damaged file is a problem.
@@ -56,12 +52,12 @@ extension Doctor {
             }
             guard let numbers = attempt(path, { () throws(StoreError) in try store.decode(path, ItemNumbers.parseNumbers) }) else { continue }
             for n in numbers.keys.sorted() {
-                if ItemNumbers.file(store.layout, table, number: n) != path { problem(path, "number \(n) belongs in \(store.displayPath(ItemNumbers.file(store.layout, table, number: n)))") }
+                if ItemNumbers.file(store.layout, table, number: n) != path { problem(path, .numberInWrongFile(number: n, belongsIn: store.displayPath(ItemNumbers.file(store.layout, table, number: n)))) }
                 highest = max(highest, n)
             }
         }
-        if let next, next <= highest { problem(ItemNumbers.nextFile(store.layout, table), "\"next\" is \(next) but number \(highest) is given already") }
-        if next == nil && highest > 0 { problem(ItemNumbers.nextFile(store.layout, table), "missing, but numbers up to \(highest) are given") }
+        if let next, next <= highest { problem(ItemNumbers.nextFile(store.layout, table), .nextNumberTaken(next: next, highest: highest)) }
+        if next == nil && highest > 0 { problem(ItemNumbers.nextFile(store.layout, table), .nextNumberMissing(highest: highest)) }
     }
 
     mutating func checkConflicts() {
@@ -70,11 +66,11 @@ extension Doctor {
             let path = StoreLayout.conflictsDirectory + "/" + name
             guard let c = attempt(path, { () throws(StoreError) in try store.read(path, as: ConflictFile.self) }) else { continue }
             report.conflicts += 1
-            if store.layout.conflict(c.table, c.id) != path { problem(path, "the file name does not match table '\(c.table)' and id \"\(c.id)\"") }
+            if store.layout.conflict(c.table, c.id) != path { problem(path, .conflictNameMismatch(table: c.table, id: c.id)) }
             let key = "\(c.table)/\(ItemID.key(c.id))"
             conflictsByKey[key] = c
             if !(opsByKey[key] ?? []).contains(where: { $0.sequence == c.operation.sequence }) {
-                problem(path, "its operation #\(c.operation.sequence) is not pending")
+                problem(path, .conflictOperationNotPending(sequence: c.operation.sequence))
             }
         }
     }
@@ -87,25 +83,25 @@ extension Doctor {
             let last = ops.last!
             let path = store.layout.operation(last)
             for (i, op) in ops.enumerated() {
-                if op.kind == .insert && i > 0 { problem(store.layout.operation(op), "an insert must be the item's first operation") }
+                if op.kind == .insert && i > 0 { problem(store.layout.operation(op), .insertNotFirst) }
                 // Behind an insert (sealed, or unsealed by a conflict) the base is that insert's
                 // provisional one: null until the insert's push brings the server copy (§3.5.1).
                 if op.kind != .insert && op.base == nil && ops.first?.kind != .insert {
-                    problem(store.layout.operation(op), "\(op.kind == .update ? "an update" : "a delete") needs a base")
+                    problem(store.layout.operation(op), .baseMissing(op.kind))
                 }
-                if op.kind == .delete && i < ops.count - 1 { problem(store.layout.operation(ops[i + 1]), "an operation follows a delete") }
+                if op.kind == .delete && i < ops.count - 1 { problem(store.layout.operation(ops[i + 1]), .operationFollowsDelete) }
                 if !op.isSealed && i < ops.count - 1 && conflictsByKey[key]?.operation.sequence != op.sequence {
-                    problem(store.layout.operation(op), "an unsealed operation must be the item's last")
+                    problem(store.layout.operation(op), .unsealedNotLast)
                 }
             }
             let file = itemFiles[key]
-            if last.kind == .delete, file != nil { problem(path, "the item is deleted here but its item file exists") }
+            if last.kind == .delete, file != nil { problem(path, .deletedButItemFileExists) }
             if last.kind != .delete, !last.isSealed, let item = file?.item, !item.sameUserFields(as: last.item),
                file?.written == nil || file?.handChanges != nil {
                 // (With `ms_written` intact, the same difference is reported as the operation's hand edit by `checkItems`.)
-                problem(path, "\"item\" differs from the item file \(store.layout.item(last.table, last.id))")
+                problem(path, .itemDiffersFromItemFile(itemFile: store.layout.item(last.table, last.id)))
             }
-            if last.kind != .delete, file == nil { problem(path, "the item file is missing") }
+            if last.kind != .delete, file == nil { problem(path, .itemFileMissing) }
         }
     }
 
@@ -115,38 +111,26 @@ extension Doctor {
             let path = StoreLayout.receiptsDirectory + "/" + name
             guard let r = attempt(path, { () throws(StoreError) in try store.read(path, as: ReceiptFile.self) }) else { continue }
             report.receipts += 1
-            if store.layout.receipt(r) != path { problem(path, "the file name does not match its number, decision, table and id") }
+            if store.layout.receipt(r) != path { problem(path, .receiptNameMismatch) }
             if let state, r.number >= state.nextReceipt {
-                problem(path, "receipt number \(r.number) is not below nextReceipt \(state.nextReceipt) in state.json")
+                problem(path, .receiptNumberNotBelowNext(number: r.number, next: state.nextReceipt))
             }
         }
     }
 
     /// `format.json` says what the store is; without it (or with another format) nothing else
     /// can be trusted, and nothing is written.
-    static func checkFormatFile(_ store: Store, _ problem: (String, String) -> Void) {
+    static func checkFormatFile(_ store: Store) -> (String, DoctorFinding)? {
         let path = StoreLayout.formatFile
         guard store.fs.fileExists(store.layout.absolute(path)) else {
             let survey = StoreSurvey(root: store.layout.root, fs: store.fs)
-            if survey.isUnused {
-                problem(path, "missing: this looks like an interrupted 'todo init' (nothing was committed here yet); run 'todo init' again")
-            } else {
-                problem(path, "missing: without it this .todo is not a complete replica and no other todo command opens it "
-                        + "(it holds \(survey.summary)); if the other files are intact, recreate it holding {\"format\": 1}")
-            }
-            return
+            return (path, survey.isUnused ? .formatMissingAfterInterruptedInit : .formatMissing(holds: survey.summary))
         }
         do {
             try Store.checkFormat(store.layout, store.fs)
+            return nil
         } catch {
-            if case .corrupt(_, let reason) = error { problem(path, reason) } else { problem(path, error.message) }
+            return (path, DoctorFinding(error))
         }
-    }
-
-    /// The message for a journal still on disk once doctor has tried to finish it.
-    static func unfinishedCommit(_ notWritable: StoreError?) -> String {
-        let why = notWritable.map { ": \($0.message)" } ?? ""
-        return "a committed change is not written to its files yet\(why); the other checks see the store as it will be once it is, "
-            + "and any todo command that can write the folder finishes it"
     }
 }

@@ -25,16 +25,12 @@ extension Doctor {
         report.items += 1
         let item = file.item
         let matchesName = IDEncoding.fileName(for: item.id) + ".json" == name
-        if !matchesName { problem(path, "the file name does not match the id \"\(item.id)\"") }
-        if item.system.deleted != nil { problem(path, "an item file never holds ms_deleted") }
-        if let p = ItemID.problem(item.id) { problem(path, "invalid id: \(p)") }
+        if !matchesName { problem(path, .itemNameMismatch(id: item.id)) }
+        if item.system.deleted != nil { problem(path, .itemHoldsDeleted) }
+        if let p = ItemID.problem(item.id) { problem(path, .invalidID(reason: p)) }
         let key = "\(table)/\(ItemID.key(item.id))"
         let ops = (opsByKey[key] ?? []).sorted { $0.sequence < $1.sequence }
-        for edit in store.handEdits(file, operations: ops, table: table) {
-            let what = StoreError.editedByHandMessage(edit)
-            let withoutPath = what.hasPrefix(store.displayPath(edit.path) + " ") ? String(what.dropFirst(store.displayPath(edit.path).count + 1)) : what
-            problem(edit.path, withoutPath + "; " + StoreError.editedByHandHint(edit))
-        }
+        for edit in store.handEdits(file, operations: ops, table: table) { problem(edit.path, .editedByHand(edit)) }
         // Two files holding one id (a copy made by hand): the one named after the id is the item's.
         if !ops.isEmpty, itemFiles[key] == nil || matchesName { itemFiles[key] = file }
     }

@@ -12,7 +12,7 @@ extension IDIndex {
         var runs = 0
     }
 
-    static func check(_ store: Store, tables: [String]) -> [(String, String)] {
+    static func check(_ store: Store, tables: [String]) -> [(String, DoctorFinding)] {
         var figures = CheckFigures()
         return check(store, tables: tables, figures: &figures)
     }
@@ -20,8 +20,8 @@ extension IDIndex {
     /// Where an index that vouches for a table's folders disagrees with them (a damaged file, a
     /// key it misses or lists in vain, a wrong number), as (path, message); then a writer
     /// rebuilds an index that is wrong or stale. A stale one is no finding.
-    static func check(_ store: Store, tables: [String], figures: inout CheckFigures) -> [(String, String)] {
-        var findings: [(String, String)] = []
+    static func check(_ store: Store, tables: [String], figures: inout CheckFigures) -> [(String, DoctorFinding)] {
+        var findings: [(String, DoctorFinding)] = []
         for table in tables {
             guard isVouched(table, in: store) else {
                 rebuild(table, store)
@@ -29,16 +29,17 @@ extension IDIndex {
             }
             let sorter = RunSorter(budget: store.idIndexSortBudget, folders: store.scratchFolders(environment: [:]))
             do { try feed(sorter, table, store) } catch { continue }  // the records' own problems are reported
-            let outcome = store.isWritable ? "rebuilt from the item files" : "todo lists the items folder instead until it can write it and rebuild this"
-            var found: [(String, String)] = []
-            var differences: [(String, String)] = []
+            let rebuilt = store.isWritable
+            func finding(_ f: DoctorFinding.IDIndexFinding) -> DoctorFinding { .idIndex(f, rebuilt: rebuilt) }
+            var found: [(String, DoctorFinding)] = []
+            var differences: [(String, DoctorFinding)] = []
             let buckets = buckets(table, in: store)
             if buckets == nil {
-                found.append((directoryFile(table), "damaged or missing: not {\"buckets\": [\"<name> <first id>\", ...]}; \(outcome)"))
+                found.append((directoryFile(table), finding(.directoryDamaged)))
             }
-            var walk = BucketWalk(table: table, buckets: buckets ?? [], store: store, outcome: outcome)
+            var walk = BucketWalk(table: table, buckets: buckets ?? [], store: store, rebuilt: rebuilt)
             func vain(_ at: (entry: Entry, path: String)) {
-                differences.append((at.path, "the index of ids lists \"\(at.entry.key)\", which has no item file; \(outcome)"))
+                differences.append((at.path, finding(.listsWithoutItemFile(key: at.entry.key))))
             }
             /// One id of the folders with its number: the index's entries before it are listed in vain.
             func compare(_ key: String, _ number: Int?) {
@@ -47,12 +48,11 @@ extension IDIndex {
                     walk.advance()
                 }
                 guard let at = walk.peek(&found), at.entry.key == key else {
-                    differences.append((folder(table), "the index of ids misses \"\(key)\" (an item file added by hand while todo wrote?); \(outcome)"))
+                    differences.append((folder(table), finding(.misses(key: key))))
                     return
                 }
                 if at.entry.number != number {
-                    differences.append((at.path, "the index of ids gives \"\(key)\" number \(at.entry.number.map(String.init) ?? "none"), "
-                                        + "not \(number.map(String.init) ?? "none"); \(outcome)"))
+                    differences.append((at.path, finding(.wrongNumber(key: key, indexed: at.entry.number, actual: number))))
                 }
                 walk.advance()
             }
@@ -83,13 +83,13 @@ extension IDIndex {
         let table: String
         let buckets: [(name: String, bound: String)]
         let store: Store
-        let outcome: String
+        let rebuilt: Bool
         var index = -1
         var entries: [Entry] = []
         var at = 0
         var largest = 0
 
-        mutating func peek(_ found: inout [(String, String)]) -> (entry: Entry, path: String)? {
+        mutating func peek(_ found: inout [(String, DoctorFinding)]) -> (entry: Entry, path: String)? {
             while at >= entries.count {
                 index += 1
                 at = 0
@@ -100,13 +100,13 @@ extension IDIndex {
                 }
                 let path = bucketFile(table, buckets[index].name)
                 guard let read = readEntries(table, buckets[index].name, in: store) else {
-                    found.append((path, "damaged: not {\"ids\": [\"<id> <number>\", ...]} in id order; \(outcome)"))
+                    found.append((path, .idIndex(.bucketDamaged, rebuilt: rebuilt)))
                     continue
                 }
                 largest = max(largest, read.count)
                 let bound = buckets[index].bound, limit = index + 1 < buckets.count ? buckets[index + 1].bound : nil
                 for entry in read where precedes(entry.key, bound) || limit.map({ !precedes(entry.key, $0) }) == true {
-                    found.append((path, "holds \"\(entry.key)\" outside its range; \(outcome)"))
+                    found.append((path, .idIndex(.outsideRange(key: entry.key), rebuilt: rebuilt)))
                 }
                 entries = read
             }

@@ -175,7 +175,7 @@ extension PendingIndex {
     /// `todo doctor`: where an index that vouches for the operations folder disagrees with it
     /// (a damaged bucket, a name it misses or lists in vain), as (path, message); then a writer
     /// rebuilds an index that is wrong or stale. A stale one is no finding: it is a cold cache.
-    static func check(_ store: Store) -> [(String, String)] {
+    static func check(_ store: Store) -> [(String, DoctorFinding)] {
         let folder = store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory))
         guard let listed = try? store.list(StoreLayout.operationsDirectory) else { return [] }
         guard vouchedStamp(store) != nil, folder != nil else {
@@ -190,20 +190,19 @@ extension PendingIndex {
         }
         let existing = ((try? store.fs.listDirectory(store.layout.absolute(directory))) ?? nil)?
             .map { directory + "/" + $0 }.filter { $0 != stampFile && !StoreLayout.isLeftover($0.lastPathComponent) } ?? []
-        let outcome = store.isWritable ? "rebuilt from the operation files"
-            : "todo lists the operations folder instead until it can write it and rebuild this"
-        var findings: [(String, String)] = []
+        let rebuilt = store.isWritable
+        var findings: [(String, DoctorFinding)] = []
         for path in Set(expected.keys).union(existing).sorted() {
             guard let actual = names(path, in: store).map(Set.init) else {
-                findings.append((path, "damaged: not {\"operations\": [file names]}; \(outcome)"))
+                findings.append((path, .pendingIndex(.damaged, rebuilt: rebuilt)))
                 continue
             }
             let wanted = expected[path] ?? []
             for name in wanted.subtracting(actual).sorted() {
-                findings.append((path, "the index of pending operations misses \(store.displayPath(StoreLayout.operationsDirectory + "/" + name)) (added by hand while todo wrote?); \(outcome)"))
+                findings.append((path, .pendingIndex(.misses(operationFile: store.displayPath(StoreLayout.operationsDirectory + "/" + name)), rebuilt: rebuilt)))
             }
             for name in actual.subtracting(wanted).sorted() {
-                findings.append((path, "the index of pending operations lists \(store.displayPath(StoreLayout.operationsDirectory + "/" + name)), which is not there; \(outcome)"))
+                findings.append((path, .pendingIndex(.listsMissing(operationFile: store.displayPath(StoreLayout.operationsDirectory + "/" + name)), rebuilt: rebuilt)))
             }
         }
         if !findings.isEmpty { rebuild(store, names: listed, folder: folder) }

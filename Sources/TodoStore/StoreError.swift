@@ -59,14 +59,4 @@ public enum StoreError: Error, Equatable, Sendable {
         case .operation: return "\(path) was edited by hand (\(edit.summary), unlike the item), and todo has not recorded it"
         }
     }
-
-    public static func editedByHandHint(_ edit: HandEdit) -> String {
-        let short = edit.id.count <= 8 ? edit.id : String(edit.id.prefix(8))
-        switch edit.subject {
-        case .item:
-            return "record it with 'todo edit \(short) --adopt', or put back what todo wrote with 'todo edit \(short) --discard'"
-        case .operation:
-            return "keep it (the item then shows what the operation sends) with 'todo edit \(short) --adopt', or put back what todo wrote with 'todo edit \(short) --discard'"
-        }
-    }
 }

@@ -22,9 +22,6 @@ import TodoTestSupport
     /// some are named, each with why.
     static let advice = ["'todo "]
     static let adviceLeft: [String: String] = [
-        "TodoStore/StoreError.swift": "editedByHandHint is also a doctor finding's second half (Doctor words its findings in the store)",
-        "TodoStore/Doctor.swift": "doctor's findings are sentences until they become a typed finding with a renderer in TodoCLI",
-        "TodoStore/DoctorChecks.swift": "as Doctor.swift",
         "TodoStore/SecretFile.swift": "an empty secret file is refused as a damaged record, whose reason doctor shows as it is",
     ]
 

@@ -47,11 +47,12 @@ struct DoctorCommand: Command {
             ctx.console.err("doctor held at most \(f.itemFiles) item files and \(f.ids) ids; the ids were sorted in \(f.idRuns) runs")
         }
         let remote = options.remote ? try SyncRunner.runVerifier(store, ctx, table: nil, repair: false) : nil
+        let problems = DoctorFindingText.lines(report.problems), notes = DoctorFindingText.lines(report.notes)
         if options.json {
             var value: JSONValue = [
                 "ok": .bool(report.problems.isEmpty),
-                "problems": .array(report.problems.map { ["path": .string($0.path), "message": .string($0.message)] }),
-                "notes": .array(report.notes.map { ["path": .string($0.path), "message": .string($0.message)] }),
+                "problems": .array(problems.map { ["path": .string($0.path), "message": .string($0.message)] }),
+                "notes": .array(notes.map { ["path": .string($0.path), "message": .string($0.message)] }),
                 "counts": ["tables": .number(Double(report.tables)), "items": .number(Double(report.items)),
                            "operations": .number(Double(report.operations)), "conflicts": .number(Double(report.conflicts)),
                            "receipts": .number(Double(report.receipts))],
@@ -59,8 +60,8 @@ struct DoctorCommand: Command {
             if let remote { value = .object((value.objectValue ?? [:]).merging(["remote": VerifyRenderer.json(remote)]) { $1 }) }
             ctx.console.outRaw(value.canonicalBytes())
         } else {
-            for p in report.problems { ctx.console.out("\(p.path): \(p.message)") }
-            for n in report.notes { ctx.console.out("note: \(n.path): \(n.message)") }
+            for p in problems { ctx.console.out("\(p.path): \(p.message)") }
+            for n in notes { ctx.console.out("note: \(n.path): \(n.message)") }
             let counts = "\(report.tables) tables, \(report.items) items, \(report.operations) pending operations, \(report.conflicts) conflicts, \(report.receipts) receipts"
             ctx.console.out(report.problems.isEmpty ? "ok: \(counts)" : "\(report.problems.count) problems found (\(counts))")
             if let remote { for line in VerifyRenderer.text(remote) { ctx.console.out(line) } }

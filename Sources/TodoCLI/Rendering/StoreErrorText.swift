@@ -23,7 +23,19 @@ extension StoreError {
         case .busy:
             return "another todo command is writing; try again"
         case .editedByHand(let edit):
-            return StoreError.editedByHandHint(edit)
+            return Self.editedByHandHint(edit)
+        }
+    }
+
+    /// What to do about an edit by hand: record it (`--adopt`) or put back what todo wrote
+    /// (`--discard`); `doctor` gives it after the finding.
+    static func editedByHandHint(_ edit: HandEdit) -> String {
+        let short = edit.id.count <= 8 ? edit.id : String(edit.id.prefix(8))
+        switch edit.subject {
+        case .item:
+            return "record it with 'todo edit \(short) --adopt', or put back what todo wrote with 'todo edit \(short) --discard'"
+        case .operation:
+            return "keep it (the item then shows what the operation sends) with 'todo edit \(short) --adopt', or put back what todo wrote with 'todo edit \(short) --discard'"
         }
     }
 }
