@@ -48,12 +48,13 @@ public enum IDEncoding {
     public static func isHashed(_ name: String) -> Bool { name.contains("~") }
 
     static func percentEncode(_ key: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
+        // Most keys (uuids, names typed by people) need no escape: then the name is the key.
+        if key.utf8.allSatisfy(isPlain) { return key }
+        let hex = hexDigits
         var out: [UInt8] = []
         out.reserveCapacity(key.utf8.count)
         for b in key.utf8 {
-            let plain = (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b == 95 || b == 45
-            if plain {
+            if isPlain(b) {
                 out.append(b)
             } else {
                 out.append(UInt8(ascii: "%"))
@@ -62,6 +63,13 @@ public enum IDEncoding {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// A byte a name keeps as it is: a-z, 0-9, `_`, `-`.
+    private static func isPlain(_ b: UInt8) -> Bool {
+        (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b == 95 || b == 45
     }
 
     private static func hexValue(_ b: UInt8) -> UInt8? {

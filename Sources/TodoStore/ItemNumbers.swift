@@ -141,26 +141,47 @@ struct ItemFileChanges {
     var removed: [String: [String]] = [:]
     var touched: Set<String> = []
 
+    /// Which staged item files exist is asked once per table folder (`FileSystem.existing`), and
+    /// paths are read as UTF-8 bytes: a push batch stages hundreds of item files.
     static func of(_ tx: StoreTransaction, _ store: Store) throws(StoreError) -> ItemFileChanges {
         var changes = ItemFileChanges()
-        for (path, content) in tx.staged where path.hasPrefix(StoreLayout.tablesDirectory + "/") {
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 4, parts[2] == "items", parts[3].hasSuffix(".json") else { continue }
-            let table = String(parts[1])
+        var staged: [String: [(name: String, content: JSONValue?)]] = [:]
+        for (path, content) in tx.staged {
+            if let file = itemFile(path) { staged[file.table, default: []].append((file.name, content)) }
+        }
+        for (table, files) in staged {
             changes.touched.insert(table)
-            let exists = store.fs.fileExists(store.layout.absolute(path))
-            if let content, !exists, let id = content.objectValue?["id"]?.stringValue {
-                changes.added[table, default: []].append(ItemID.key(id))
-            } else if content == nil, exists {
-                let name = String(parts[3].dropLast(5))
-                if let key = IDEncoding.decode(name) {
-                    changes.removed[table, default: []].append(key)
-                } else if let file = try store.decodeItemFile(path) {
-                    changes.removed[table, default: []].append(ItemID.key(file.item.id))
+            let dir = store.layout.itemsDirectory(table)
+            let existing = store.fs.existing(in: store.layout.absolute(dir), names: files.map(\.name))
+            for ((name, content), exists) in zip(files, existing) {
+                if let content, !exists, let id = content.objectValue?["id"]?.stringValue {
+                    changes.added[table, default: []].append(ItemID.key(id))
+                } else if content == nil, exists {
+                    if let key = IDEncoding.decode(String(decoding: name.utf8.dropLast(5), as: UTF8.self)) {
+                        changes.removed[table, default: []].append(key)
+                    } else if let file = try store.decodeItemFile(dir + "/" + name) {
+                        changes.removed[table, default: []].append(ItemID.key(file.item.id))
+                    }
                 }
             }
         }
         return changes
+    }
+
+    /// `tables/<table>/items/<name>.json` as its table and file name, else nil.
+    static func itemFile(_ path: String) -> (table: String, name: String)? {
+        var path = path  // withUTF8 is mutating; a native string is not copied
+        return path.withUTF8 { b -> (table: String, name: String)? in
+            let prefix = StoreLayout.tablesDirectory.utf8.count + 1
+            guard b.count > prefix, b.starts(with: StoreLayout.tablesDirectory.utf8), b[prefix - 1] == UInt8(ascii: "/") else { return nil }
+            var first = -1, second = -1
+            for i in prefix..<b.count where b[i] == UInt8(ascii: "/") {
+                if first < 0 { first = i } else if second < 0 { second = i } else { return nil }
+            }
+            guard second > 0, b[(first + 1)..<second].elementsEqual("items".utf8),
+                  b[(second + 1)...].reversed().starts(with: "nosj.".utf8) else { return nil }
+            return (String(decoding: b[prefix..<first], as: UTF8.self), String(decoding: b[(second + 1)...], as: UTF8.self))
+        }
     }
 }
 

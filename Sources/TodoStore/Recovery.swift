@@ -82,7 +82,7 @@ enum Recovery {
         let threads = Self.threads(removing: staged.values.contains { $0 == nil })
         let failures = WorkerPool.map(dealt(jobs, count: threads), width: threads) { chunk -> FileSystemError? in
             do throws(FileSystemError) {
-                for (absolute, content) in chunk { try write(content, absolute, fs, sync: false) }
+                for run in byFolder(chunk) { try fs.writeFiles(in: run.folder, run.files) }
                 return nil
             } catch {
                 return error
@@ -121,6 +121,21 @@ enum Recovery {
             // Only an atomic write leaves a temp file behind; bulk writes never make one.
             if sync { try fs.removeFile(AtomicFile.tempPath(for: absolute)) }
         }
+    }
+
+    /// A hand's files (sorted by path) in runs by folder, so each thread opens each folder once
+    /// and names its files in it (`FileSystem.writeFiles`) instead of walking every whole path.
+    static func byFolder(_ jobs: [(String, [UInt8]?)]) -> [(folder: String, files: [(name: String, content: [UInt8]?)])] {
+        var runs: [(folder: String, files: [(name: String, content: [UInt8]?)])] = []
+        for (absolute, content) in jobs {
+            let folder = absolute.parentPath, name = absolute.lastPathComponent
+            if let last = runs.indices.last, runs[last].folder == folder {
+                runs[last].files.append((name, content))
+            } else {
+                runs.append((folder, [(name, content)]))
+            }
+        }
+        return runs
     }
 
     /// Threads for a bulk commit. A removal mostly waits for the disk's discard, so a commit with

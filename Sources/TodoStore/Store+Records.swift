@@ -147,14 +147,30 @@ extension Store {
         return files
     }
 
+    /// Each run of paths in one folder is read with that folder opened once.
     fileprivate func readItemFiles(_ paths: [String]) throws(StoreError) -> [ItemFile] {
         var files: [ItemFile] = []
-        for path in paths { if let file = try decodeItemFile(path) { files.append(file) } }
+        files.reserveCapacity(paths.count)
+        var start = 0
+        while start < paths.count {
+            let folder = paths[start].parentPath
+            var end = start + 1
+            while end < paths.count, paths[end].parentPath == folder { end += 1 }
+            let run = paths[start..<end]
+            for (path, bytes) in zip(run, try bytes(in: folder, names: run.map(\.lastPathComponent))) {
+                if let bytes { files.append(try itemFile(path, record(path, bytes))) }
+            }
+            start = end
+        }
         return files
     }
 
     func decodeItemFile(_ path: String) throws(StoreError) -> ItemFile? {
         guard let json = try record(path) else { return nil }
+        return try itemFile(path, json)
+    }
+
+    private func itemFile(_ path: String, _ json: JSONValue) throws(StoreError) -> ItemFile {
         do { return try ItemFile(path: path, json: json) } catch { throw .corrupt(path: displayPath(path), reason: error.message) }
     }
 
@@ -222,7 +238,14 @@ extension Store {
 
     public func operation(_ name: OperationFileName) throws(StoreError) -> PendingOperation? {
         let path = StoreLayout.operationsDirectory + "/" + name.name
-        guard let op = try read(path, as: OperationFile.self) else { return nil }
+        guard let json = try record(path) else { return nil }
+        return try operation(name, path: path, json)
+    }
+
+    /// The op a file holds, checked against its name.
+    private func operation(_ name: OperationFileName, path: String, _ json: JSONValue) throws(StoreError) -> PendingOperation {
+        let op: PendingOperation
+        do { op = try OperationFile(json: json).value } catch { throw .corrupt(path: displayPath(path), reason: error.message) }
         guard op.sequence == name.sequence, op.kind == name.kind, op.table == name.table,
               IDEncoding.fileName(for: op.id) == name.encodedID
         else {
@@ -244,9 +267,17 @@ extension Store {
         return ops
     }
 
+    /// The ops of these names, the folder opened once.
     fileprivate func read(_ names: [OperationFileName]) throws(StoreError) -> [PendingOperation] {
+        let folder = StoreLayout.operationsDirectory
+        let fileNames = names.map(\.name)
         var ops: [PendingOperation] = []
-        for name in names { if let op = try operation(name) { ops.append(op) } }
+        ops.reserveCapacity(names.count)
+        for ((name, fileName), bytes) in zip(zip(names, fileNames), try bytes(in: folder, names: fileNames)) {
+            guard let bytes else { continue }
+            let path = folder + "/" + fileName
+            ops.append(try operation(name, path: path, record(path, bytes)))
+        }
         return ops
     }
 

@@ -32,13 +32,16 @@ public final class CLIHarness: Sendable {
     public let fs: any FileSystem
     /// The transport its commands reach the remote with; nil for the real one (a socket).
     public let transport: CommandContext.TransportMaker?
+    /// Counts the header parses of the answers its commands get (`PushCostGuardTests`).
+    public let replyCounter: ReplyCounter?
 
     public static let epoch: Int64 = 1_714_554_000_000  // 2024-05-01T09:00:00.000Z
 
     public init(directory: String, environment: [String: String] = [:], fs: any FileSystem = LocalFileSystem(),
-                transport: CommandContext.TransportMaker? = nil) {
+                transport: CommandContext.TransportMaker? = nil, replyCounter: ReplyCounter? = nil) {
         self.directory = directory
         self.transport = transport
+        self.replyCounter = replyCounter
         self.environment = environment
         self.fs = fs
     }
@@ -51,10 +54,11 @@ public final class CLIHarness: Sendable {
     public func run(_ args: [String], in subdirectory: String? = nil, fs override: (any FileSystem)? = nil) -> CLIResult {
         let n = counter.withLock { c -> Int64 in c += 1; return c }
         let console = Console.capturing()
-        let ctx = CommandContext(fs: override ?? fs, clock: .fixed(CLIHarness.epoch + n * 1000),
+        var ctx = CommandContext(fs: override ?? fs, clock: .fixed(CLIHarness.epoch + n * 1000),
                                  ids: .seeded(UInt64(n)), environment: environment,
                                  workingDirectory: subdirectory.map { directory.appendingPath($0) } ?? directory,
                                  console: console, transport: transport)
+        ctx.replyCounter = replyCounter
         let code = TodoMain.run(args, context: ctx)
         return CLIResult(out: console.capturedOut, err: console.capturedErr, code: code)
     }

@@ -15,16 +15,20 @@ public enum SystemProperty: String, Sendable, CaseIterable {
     case createdAt, updatedAt, version, deleted
 
     /// Either spelling (`createdAt`, `__createdAt`), any letter case, as requests may name them.
+    /// Compared as ASCII bytes (no Unicode letter has one of these names as its lower case):
+    /// a sync reads this for every member of every row it gets.
     public init?(anySpelling name: String) {
-        var lower = name.lowercased()
-        if lower.hasPrefix("__") { lower.removeFirst(2) }
-        switch lower {
-        case "createdat": self = .createdAt
-        case "updatedat": self = .updatedAt
-        case "version": self = .version
-        case "deleted": self = .deleted
-        default: return nil
+        var name = name  // withUTF8 is mutating; a native string is not copied
+        let found = name.withUTF8 { bytes -> SystemProperty? in
+            var b = bytes[...]
+            if b.starts(with: "__".utf8) { b = b.dropFirst(2) }
+            return Self.allCases.first { property in
+                property.rawValue.utf8.count == b.count
+                    && zip(property.rawValue.utf8, b).allSatisfy { $0 | 0x20 == $1 | 0x20 && ($1 | 0x20) >= 0x61 && ($1 | 0x20) <= 0x7A }
+            }
         }
+        guard let found else { return nil }
+        self = found
     }
 }
 

@@ -40,6 +40,37 @@ public protocol FileSystem: Sendable {
     /// Every name added to or removed from a folder moves its mtime and ctime, so an unchanged
     /// stamp says its listing is unchanged (the index of pending operations relies on it).
     func directoryStamp(_ path: String) -> FileStamp?
+    /// The bytes of each name in one folder, in order (nil: missing), as `readFile` gives them.
+    /// The folder is opened once and each name looked up in it alone, not walked from the root:
+    /// a push reads thousands of files in two folders.
+    func readFiles(in directory: String, names: [String]) throws(FileSystemError) -> [[UInt8]?]
+    /// Writes each file of one folder in place (`writeFile` without fsync), or removes it when its
+    /// content is nil, the folder opened once. Only for files a journal holds (`Recovery`).
+    func writeFiles(in directory: String, _ files: [(name: String, content: [UInt8]?)]) throws(FileSystemError)
+    /// Whether each name exists in one folder, the folder opened once (as `fileExists`).
+    func existing(in directory: String, names: [String]) -> [Bool]
+}
+
+extension FileSystem {
+    /// One call per file: file systems that keep no real folders (views, fault injection, which
+    /// count and fail each file's call).
+    public func readFiles(in directory: String, names: [String]) throws(FileSystemError) -> [[UInt8]?] {
+        var files: [[UInt8]?] = []
+        files.reserveCapacity(names.count)
+        for name in names { files.append(try readFile(directory.appendingPath(name))) }
+        return files
+    }
+
+    public func writeFiles(in directory: String, _ files: [(name: String, content: [UInt8]?)]) throws(FileSystemError) {
+        for (name, content) in files {
+            let path = directory.appendingPath(name)
+            if let content { try writeFile(path, content, sync: false) } else { try removeFile(path) }
+        }
+    }
+
+    public func existing(in directory: String, names: [String]) -> [Bool] {
+        names.map { fileExists(directory.appendingPath($0)) }
+    }
 }
 
 extension FileSystem {

@@ -20,6 +20,10 @@ public struct CommandContext: Sendable {
     /// without a socket.
     public var transport: TransportMaker?
 
+    /// Counts the header parses of the answers a command gets (a seam for the guards that count
+    /// work instead of timing it); nil: not counted.
+    public var replyCounter: ReplyCounter?
+
     public typealias TransportMaker = @Sendable (RemoteEndpoint) -> any HTTPTransport
 
     public init(fs: any FileSystem, clock: Clock, ids: IDGenerator, environment: [String: String],

@@ -34,10 +34,11 @@ enum RemoteAccess {
         }
         let transport = ctx.transport?(endpoint)
             ?? Transports.make(endpoint: endpoint, timeouts: timeouts, caFile: config.caFile, environment: ctx.environment)
-        let client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey.key,
+        var client = TableClient(transport: transport, generation: generation, basePath: endpoint.basePath, appKey: appKey.key,
                                  authToken: token.token,
                                  installationID: config.installationId, todoVersion: TodoMain.version, retry: retry,
                                  endpoint: endpoint)
+        client.replyCounter = ctx.replyCounter
         return (client, endpoint, config)
     }
 

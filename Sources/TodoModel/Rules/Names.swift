@@ -51,6 +51,7 @@ public enum TableName {
 /// characters; none of `"` `+` `?` `\` `/` `` ` ``; not `.` or `..`.
 public enum ItemID {
     public static func problem(_ id: String) -> String? {
+        if isPlainASCII(id) { return nil }
         let units = id.utf16.count
         if units == 0 { return "an id cannot be empty" }
         if units > 255 { return "id is \(units) UTF-16 code units long; at most 255 are allowed" }
@@ -66,6 +67,26 @@ public enum ItemID {
             }
         }
         return nil
+    }
+
+    /// The usual id (a uuid, a name typed by people) checked as bytes: printable ASCII, none of
+    /// the refused characters, not `.` or `..`, at most 255 long, not spaces only. False sends
+    /// it through the full check, which says what is wrong (a push checks every answer's id).
+    private static func isPlainASCII(_ id: String) -> Bool {
+        var id = id  // withUTF8 is mutating; a native string is not copied
+        return id.withUTF8 { b in
+            guard !b.isEmpty, b.count <= 255, !(b.count <= 2 && b.allSatisfy { $0 == UInt8(ascii: ".") }) else { return false }
+            var spacesOnly = true
+            for c in b {
+                guard c >= 0x20, c < 0x7F else { return false }
+                switch c {
+                case UInt8(ascii: "\""), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "`"): return false
+                case 0x20: break
+                default: spacesOnly = false
+                }
+            }
+            return !spacesOnly
+        }
     }
 
     /// The form under which the protocol compares ids: the Unicode default lower-case mapping.

@@ -61,8 +61,7 @@ extension TableReply {
     /// The media type of an HTML answer (by `Content-Type`, or by its first byte when that is
     /// missing), or nil.
     var webPageType: String? {
-        if let type = headers["Content-Type"]?.lowercased() {
-            let media = String(type.prefix { $0 != ";" }).trimmingSpaces
+        if let media = parsedHeaders.mediaType {
             return media == "text/html" || media == "application/xhtml+xml" ? media : nil
         }
         if case .string(let text)? = body, text.hasPrefix("<") { return "text/html" }

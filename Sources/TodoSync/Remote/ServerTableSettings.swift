@@ -16,18 +16,33 @@ public struct ServerTableSettings: Sendable, Equatable {
     }
 
     /// The settings a header names; nil without the header. Unknown parts are ignored (a later
-    /// server may name more).
+    /// server may name more). Read as UTF-8 bytes: every answer of a push carries the header.
     public init?(header: String?) {
         guard let header else { return nil }
-        for part in header.split(separator: ";") {
-            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
-            guard pair.count == 2 else { continue }
-            switch pair[0] {
-            case "softDelete": softDelete = pair[1] == "true" ? true : pair[1] == "false" ? false : nil
-            case "idType": integerIDs = pair[1] == "autoIncrement"
-            default: continue
+        let bytes = Array(header.utf8)
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            let part = bytes[start..<end]
+            start = end + 1
+            // As `split` read it: a part with nothing before or after its `=` names nothing.
+            guard let equals = part.firstIndex(of: UInt8(ascii: "=")), equals > part.startIndex,
+                  equals + 1 < part.endIndex else { continue }
+            let name = Self.trimmed(part[..<equals]), value = Self.trimmed(part[(equals + 1)...])
+            if name.elementsEqual("softDelete".utf8) {
+                softDelete = value.elementsEqual("true".utf8) ? true : value.elementsEqual("false".utf8) ? false : nil
+            } else if name.elementsEqual("idType".utf8) {
+                integerIDs = value.elementsEqual("autoIncrement".utf8)
             }
         }
+    }
+
+    /// Without spaces and tabs at either end.
+    private static func trimmed(_ part: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var part = part
+        while let first = part.first, first == 0x20 || first == 0x09 { part.removeFirst() }
+        while let last = part.last, last == 0x20 || last == 0x09 { part.removeLast() }
+        return part
     }
 
     public static let headerName = "X-Todo-Table-Settings"
@@ -60,7 +75,5 @@ enum IntegerIDTable {
 
 extension TableReply {
     /// The table settings the answer names (`X-Todo-Table-Settings`), if any.
-    public var tableSettings: ServerTableSettings? {
-        ServerTableSettings(header: headers[ServerTableSettings.headerName])
-    }
+    public var tableSettings: ServerTableSettings? { parsedHeaders.tableSettings }
 }

@@ -56,13 +56,16 @@ public struct PageQuery: Sendable, Equatable {
 /// What came back for one call: the status and the parts the engines read.
 public struct TableReply: Sendable {
     public var status: Int
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders { didSet { parsedHeaders = ReplyHeaders(headers) } }
     public var body: JSONValue?
+    /// What the headers say, read once (`ReplyHeaders`).
+    public private(set) var parsedHeaders: ReplyHeaders
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: JSONValue? = nil) {
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: JSONValue? = nil, counter: ReplyCounter? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        parsedHeaders = ReplyHeaders(headers, counter: counter)
     }
 
     public var isSuccess: Bool { (200...299).contains(status) }
@@ -71,7 +74,7 @@ public struct TableReply: Sendable {
     /// the body, else, on a 2xx answer only, from a strong `ETag` (protocol §10.4): an error or
     /// conflict answer's `ETag` may describe anything, even the client's own body echoed back.
     public var item: Item? {
-        let etag = isSuccess ? WireItem.version(fromETag: headers["ETag"]) : nil
+        let etag = isSuccess ? WireItem.version(fromETag: parsedHeaders.etag) : nil
         return body.flatMap { WireItem.normalize($0, etagVersion: etag)?.item }
     }
 

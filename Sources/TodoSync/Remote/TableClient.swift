@@ -19,6 +19,8 @@ public struct TableClient: Sendable {
     public let retry: RetryPolicy
     /// Where the calls go, to name it in stops (`foreignAnswer`); nil in tests that need no name.
     public let endpoint: RemoteEndpoint?
+    /// Counts the answers' header parses, for tests (nil: not counted).
+    public var replyCounter: ReplyCounter?
     private let commonHeaders: [(String, String)]
 
     public init(transport: any HTTPTransport, generation: Generation, basePath: String, appKey: String?,
@@ -43,12 +45,12 @@ public struct TableClient: Sendable {
 
     /// Sends a call once.
     public func send(_ call: TableCall, purpose: Purpose) -> Result<TableReply, TransportFailure> {
-        transport.send(request(for: call, purpose: purpose)).map(Self.reply(from:))
+        transport.send(request(for: call, purpose: purpose)).map(reply(from:))
     }
 
     /// Sends calls once each, pipelined on one connection when the transport can; results in order.
     public func sendPipelined(_ calls: [TableCall], purpose: Purpose) -> [Result<TableReply, TransportFailure>] {
-        transport.sendPipelined(calls.map { request(for: $0, purpose: purpose) }).map { $0.map(Self.reply(from:)) }
+        transport.sendPipelined(calls.map { request(for: $0, purpose: purpose) }).map { $0.map(reply(from:)) }
     }
 
     /// Sends a read, retrying network failures, 408, 429 and 5xx by the policy. Returns the last
@@ -123,7 +125,7 @@ public struct TableClient: Sendable {
         return HTTPRequest(method: method, target: target, headers: headers, body: bytes)
     }
 
-    static func reply(from response: HTTPResponse) -> TableReply {
+    func reply(from response: HTTPResponse) -> TableReply {
         var body: JSONValue? = nil
         if !response.body.isEmpty {
             if let json = try? JSONValue.parse(response.body) {
@@ -133,7 +135,7 @@ public struct TableClient: Sendable {
                 body = .string(text.trimmingSpaces)
             }
         }
-        return TableReply(status: response.status, headers: response.headers, body: body)
+        return TableReply(status: response.status, headers: response.headers, body: body, counter: replyCounter)
     }
 
     static func zumoVersion(generation: Generation, todoVersion: String) -> String {

@@ -45,14 +45,21 @@ public enum WireItem {
 
     /// `createdAt` / `__createdAt` in any letter case, but not `ms_createdAt` or `x__createdAt`.
     private static func isSystemSpelling(_ name: String) -> Bool {
-        !name.lowercased().hasPrefix("ms_")
+        let b = Array(name.utf8.prefix(3))
+        return !(b.count == 3 && b[0] | 0x20 == UInt8(ascii: "m") && b[1] | 0x20 == UInt8(ascii: "s") && b[2] == UInt8(ascii: "_"))
     }
 
     /// The version carried by a strong `ETag` header: quotes removed, `\"` unescaped. A weak one
     /// (`W/…`) is never a version (protocol §10.4): Express sends a hash of the body as one.
     public static func version(fromETag etag: String?) -> String? {
-        guard var text = etag?.trimmingSpaces, !text.isEmpty, !text.hasPrefix("W/") else { return nil }
-        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+        guard let etag else { return nil }
+        // Read as UTF-8 bytes: a push reads one for every answer.
+        var b = etag.utf8[...]
+        while let f = b.first, f == 0x20 || f == 0x09 { b = b.dropFirst() }
+        while let l = b.last, l == 0x20 || l == 0x09 { b = b.dropLast() }
+        guard !b.isEmpty, !b.starts(with: "W/".utf8) else { return nil }
+        if b.count >= 2, b.first == UInt8(ascii: "\""), b.last == UInt8(ascii: "\"") { b = b.dropFirst().dropLast() }
+        let text = String(Substring(b))
         // Most versions hold no backslash; `replacing` costs a regex-engine call each.
         guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
         return text.replacing("\\\"", with: "\"").replacing("\\\\", with: "\\")
