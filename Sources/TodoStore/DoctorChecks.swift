@@ -143,6 +143,20 @@ extension Doctor {
         }
     }
 
+    /// A purge or table rm whose item files are not all removed yet (`ItemRemoval`), or the lists
+    /// of one that never happened: still on disk once doctor has tried to finish them.
+    mutating func checkRemoval() {
+        let store = self.store
+        let why = notWritable.map { ": \($0.message)" } ?? ""
+        guard store.fs.fileExists(store.layout.absolute(ItemRemoval.markerFile)) else {
+            return problem(ItemRemoval.folder, "lists of item files left by a purge or table rm that stopped before it happened\(why); "
+                           + "any todo command that can write the folder deletes them")
+        }
+        guard let marker = attempt(ItemRemoval.markerFile, { () throws(StoreError) in try ItemRemoval.marker(store) }) else { return }
+        problem(ItemRemoval.markerFile, "'todo \(marker.command.rawValue)' of table \(marker.table) has happened, but its item files "
+                + "are not all removed yet\(why); any todo command that can write the folder removes them")
+    }
+
     /// The message for a journal still on disk once doctor has tried to finish it.
     static func unfinishedCommit(_ notWritable: StoreError?) -> String {
         let why = notWritable.map { ": \($0.message)" } ?? ""

@@ -15,7 +15,13 @@ public final class CountingFileSystem: FileSystem {
     public var lists: [String] { log.withLock { $0.lists } }
     public func reads(containing part: String) -> [String] { reads.filter { $0.contains(part) } }
     public func lists(endingWith suffix: String) -> Int { lists.filter { $0.hasSuffix(suffix) }.count }
-    public func reset() { log.withLock { $0 = ([], []) } }
+    public func reset() {
+        log.withLock { $0 = ([], []) }
+        journalLog.withLock { $0 = [] }
+    }
+    /// The bytes of every journal written (each commit writes one), in order.
+    public var journals: [[UInt8]] { journalLog.withLock { $0 } }
+    private let journalLog = Mutex<[[UInt8]]>([])
 
     public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
         log.withLock { $0.reads.append(path) }
@@ -25,7 +31,10 @@ public final class CountingFileSystem: FileSystem {
         log.withLock { $0.lists.append(path) }
         return try base.listDirectory(path)
     }
-    public func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) { try base.writeFile(path, bytes, sync: sync) }
+    public func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) {
+        if path.hasSuffix("/.journal.json.tmp") { journalLog.withLock { $0.append(bytes) } }
+        try base.writeFile(path, bytes, sync: sync)
+    }
     public func rename(_ from: String, to: String) throws(FileSystemError) { try base.rename(from, to: to) }
     public func removeFile(_ path: String) throws(FileSystemError) { try base.removeFile(path) }
     public func createDirectory(_ path: String) throws(FileSystemError) { try base.createDirectory(path) }
