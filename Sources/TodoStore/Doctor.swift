@@ -144,6 +144,7 @@ public struct Doctor {
                                   StoreLayout.tablesDirectory, StoreLayout.operationsDirectory,
                                   StoreLayout.conflictsDirectory, StoreLayout.receiptsDirectory, StoreLayout.cacheDirectory]
         for name in entries("") where !known.contains(name) {
+            if name == ItemRemoval.folder { checkRemoval(); continue }
             problem(name, name == StoreLayout.journalFile ? .unfinishedCommit(notWritable: notWritable) : .unexpectedFile)
         }
     }

@@ -133,4 +133,15 @@ extension Doctor {
             return (path, DoctorFinding(error))
         }
     }
+
+    /// A purge or table rm whose item files are not all removed yet (`ItemRemoval`), or the lists
+    /// of one that never happened: still on disk once doctor has tried to finish them.
+    mutating func checkRemoval() {
+        let store = self.store
+        guard store.fs.fileExists(store.layout.absolute(ItemRemoval.markerFile)) else {
+            return problem(ItemRemoval.folder, .removalListsLeft(notWritable: notWritable))
+        }
+        guard let marker = attempt(ItemRemoval.markerFile, { () throws(StoreError) in try ItemRemoval.marker(store) }) else { return }
+        problem(ItemRemoval.markerFile, .removalUnfinished(command: marker.command.rawValue, table: marker.table, notWritable: notWritable))
+    }
 }

@@ -18,6 +18,11 @@ public enum DoctorFinding: Sendable, Equatable {
     case unreadable(StoreError)
     /// A journal still on disk after doctor tried to finish it, and why it could not.
     case unfinishedCommit(notWritable: StoreError?)
+    /// A purge or table rm (`command`) that has happened, whose item files are not all removed
+    /// yet (`ItemRemoval`), and why doctor could not finish it.
+    case removalUnfinished(command: String, table: String, notWritable: StoreError?)
+    /// Lists of item files left by a purge or table rm that stopped before its commit.
+    case removalListsLeft(notWritable: StoreError?)
 
     // The top of the store.
     /// `format.json` is missing and nothing was ever committed: an interrupted `init`.

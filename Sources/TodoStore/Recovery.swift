@@ -4,10 +4,17 @@ import TodoModel
 /// Completes an interrupted commit. Runs under the lock every time a writer opens the store.
 ///
 /// Only two kinds of leftovers exist: a journal temp file (the command died before its commit
-/// point: it did not happen) and a journal (it happened: apply it). Target temp files only exist
+/// point: it did not happen) and a journal (it happened: apply it). Then an open removal of
+/// item files (`ItemRemoval`) is finished, or the lists of one that never happened are deleted. Target temp files only exist
 /// while a journal does, so their names come from the journal and no large folder is listed.
 enum Recovery {
     static func run(_ store: Store) throws(StoreError) {
+        try applyJournal(store)
+        // A purge or table rm whose item files are not all removed yet (`ItemRemoval`).
+        try ItemRemoval.finish(store)
+    }
+
+    private static func applyJournal(_ store: Store) throws(StoreError) {
         let journalPath = store.layout.absolute(StoreLayout.journalFile)
         do { try store.fs.removeFile(AtomicFile.tempPath(for: journalPath)) } catch { throw .io(error) }
         guard let journal = try store.record(StoreLayout.journalFile) else { return }

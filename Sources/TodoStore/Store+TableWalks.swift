@@ -32,15 +32,21 @@ extension Store {
 
     /// The path of every item file of a table (relative to `.todo/`), as the folder is read,
     /// without opening one: `table rm` removes them all.
-    public func forEachItemPath(table: String, _ body: (String) -> Void) throws(StoreError) {
+    public func forEachItemPath(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
         let dir = layout.itemsDirectory(table)
+        var failure: StoreError?
         do {
             _ = try fs.scanDirectory(layout.absolute(dir)) { name in
-                if name.hasSuffix(".json"), !StoreLayout.isLeftover(name) { body(dir + "/" + name) }
+                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
+                do throws(StoreError) { try body(dir + "/" + name) } catch {
+                    failure = error
+                    return false
+                }
                 return true
             }
         } catch {
             throw .io(error)
         }
+        if let failure { throw failure }
     }
 }

@@ -13,15 +13,21 @@ import TodoModel
 /// left by a writer that died is completed here, under the lock, when the lock is free; when it
 /// cannot be (a read-only folder, an immutable file, a full disk), the read goes through it too,
 /// and `unfinishedCommit` says why, so reading never needs a write. Otherwise the read is retried.
+/// A removal of item files that is not finished (`ItemRemoval`) is handled as a journal is.
 extension Store {
     public func consistentRead<T>(_ body: (Store) throws(StoreError) -> T) throws(StoreError) -> T {
-        let journal = layout.absolute(StoreLayout.journalFile)
+        let journal = layout.absolute(StoreLayout.journalFile), marker = layout.absolute(ItemRemoval.markerFile)
         for attempt in 0..<400 {
             if attempt > 0 { usleep(attempt < 20 ? 1_000 : 5_000) }
             if fs.fileExists(journal) {
                 if try finishIfUnlocked() { continue }
                 if let result = try readThroughJournal(body) { return result }
                 continue
+            }
+            if fs.fileExists(marker), unfinishedCommit == nil {
+                // A purge or table rm not finished yet (`ItemRemoval`): finish it first, or wait
+                // for the writer that is finishing it, so no read shows a table half removed.
+                if try finishIfUnlocked() || unfinishedCommit == nil { continue }
             }
             let before = try state().generation
             let result: T
@@ -52,6 +58,8 @@ extension Store {
         guard let (view, bytes) = try journalView() else { return nil }  // finished meanwhile
         let path = layout.absolute(StoreLayout.journalFile)
         let unchanged = { (try? self.fs.readFile(path)) == .some(bytes) }
+        // A live writer's removal of item files: wait until it is done (see `consistentRead`).
+        if unfinishedCommit == nil, view.fileExists(layout.absolute(ItemRemoval.markerFile)) { return nil }
         let reader = Store(layout: layout, fs: view, lock: nil)
         reader.handEditLog = handEditLog
         do {

@@ -19,6 +19,9 @@ public struct StoreTransaction {
     private var encodedFiles: [String: [UInt8]?] = [:]
     /// Staged files a commit series may keep in its journal only (`putInFlightMarker`).
     private(set) var shortLived: Set<String> = []
+    /// False for a commit that only removes item files of a purge or table rm (`ItemRemoval`):
+    /// it never gives a table its first numbers, which would number every item still to go.
+    var numbersTables = true
     let layout: StoreLayout
 
     init(state: ReplicaState, layout: StoreLayout) {
@@ -223,7 +226,7 @@ extension Store {
         var tx = transaction
         let keepsPendingIndex = PendingIndex.stage(into: &tx, self)
         let changes = try ItemFileChanges.of(tx, self)
-        let numbers = try ItemNumbers.stage(into: &tx, self, changes)
+        let numbers = tx.numbersTables ? try ItemNumbers.stage(into: &tx, self, changes) : (given: [:], firstNumbered: [])
         let idTables = IDIndex.stage(into: &tx, self, changes, numbers: numbers)
         return PreparedCommit(transaction: tx, keepsPendingIndex: keepsPendingIndex, idIndexTables: idTables, numbers: numbers.given)
     }

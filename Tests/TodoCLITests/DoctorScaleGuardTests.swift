@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoBasics
+import TodoModel
 import TodoTestSupport
 
 /// Issue 21 items 2 and 6: `todo doctor` on N items holds one batch of item files (plus those of
@@ -94,7 +95,7 @@ import TodoTestSupport
     static let n = 60
 
     /// N synced items and 3 pending inserts in table todoitem.
-    static func store() -> (TempDirectory, CountingFileSystem) {
+    static func store(_ n: Int = n) -> (TempDirectory, CountingFileSystem) {
         let dir = TempDirectory()
         let fs = CountingFileSystem()
         let cli = CLIHarness(directory: dir.path, fs: fs)
@@ -128,6 +129,27 @@ import TodoTestSupport
         #expect(reads.count <= 3, "only the items with operations are read: \(reads.count)")
         #expect(fs.lists(endingWith: "/items") <= 1)
         #expect(!LocalFileSystem().fileExists(dir.sub(".todo/tables/todoitem")))
+        #expect(CLIHarness(directory: dir.path).run("doctor").code == 0)
+    }
+
+    /// Each commit of a purge or table rm holds at most a batch of item files (the first one
+    /// those with operations), however many go: counted in the journals, through the seam.
+    /// Before, one commit held every item file of the table.
+    @Test(arguments: [["purge", "--force"], ["table", "rm", "todoitem", "--force"]])
+    func eachCommitHoldsABatchOfItemFiles(_ args: [String]) throws {
+        let (dir, fs) = Self.store(125)
+        defer { dir.remove() }
+        let run = CLIHarness(directory: dir.path, environment: ["TODO_TEST_ITEM_BATCH": "8"], fs: fs).run(args)
+        #expect(run.code == 0 && run.out.contains("128 items"), "\(run)")
+        var itemFiles: [Int] = []
+        for bytes in fs.journals {
+            let writes = try #require(try JSONValue.parse(bytes).objectValue?["writes"]?.arrayValue)
+            itemFiles.append(writes.filter { $0.objectValue?["path"]?.stringValue?.contains("/items/") == true }.count)
+        }
+        #expect(itemFiles.reduce(0, +) == 128, "every item file went in a commit: \(itemFiles)")
+        #expect(itemFiles.max() ?? 0 <= 8, "at most a batch of item files a commit: \(itemFiles)")
+        #expect(!LocalFileSystem().fileExists(dir.sub(".todo/tables/todoitem/items/s0.json")))
+        #expect(!LocalFileSystem().fileExists(dir.sub(".todo/removal")), "the lists and the marker are gone")
         #expect(CLIHarness(directory: dir.path).run("doctor").code == 0)
     }
 }

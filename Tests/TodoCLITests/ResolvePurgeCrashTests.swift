@@ -14,7 +14,11 @@ import TodoTestSupport
         var store: String
         var args: [String]
         var mode: FailureCampaign.Mode
-        var testDescription: String { "\(store): todo \(args.joined(separator: " ")) [\(mode.rawValue)]" }
+        /// `TODO_TEST_ITEM_BATCH`: item files removed a commit (`ItemRemoval`).
+        var batch: Int? = nil
+        var testDescription: String {
+            "\(store): todo \(args.joined(separator: " ")) [\(mode.rawValue)\(batch.map { ", batch \($0)" } ?? "")]"
+        }
     }
 
     static let commands: [(String, [String])] = [
@@ -28,8 +32,19 @@ import TodoTestSupport
         ("conflict-and-insert", ["purge", "--force", "--query-id", "default"]),
     ]
 
+    /// Issue 21: purge and table rm remove the item files a batch a commit after their own, under
+    /// a marker the next command finishes (`ItemRemoval`); a batch of 1 makes every step a crash
+    /// point: writing the lists, the first commit, each batch, the numbers, the folders, the marker.
+    static let batched: [(String, [String])] = [
+        ("synced", ["purge"]),
+        ("conflict-and-insert", ["purge", "--force"]),
+        ("conflict-and-insert", ["purge", "--force", "--query-id", "default"]),
+        ("synced", ["table", "rm", "todoitem"]),
+        ("conflict-and-insert", ["table", "rm", "todoitem", "--force"]),
+    ]
+
     static let cases: [Case] = FailureCampaign.Mode.allCases.flatMap { mode in
-        commands.map { Case(store: $0.0, args: $0.1, mode: mode) }
+        commands.map { Case(store: $0.0, args: $0.1, mode: mode) } + batched.map { Case(store: $0.0, args: $0.1, mode: mode, batch: 1) }
     }
 
     /// Builds the named store in `dir`.
@@ -53,6 +68,7 @@ import TodoTestSupport
         let template = TempDirectory("todo-template")
         defer { template.remove() }
         try Self.build(c.store, in: template.path)
-        FailureCampaign.check(c.args, template: template.path, mode: c.mode)
+        FailureCampaign.check(c.args, template: template.path, mode: c.mode,
+                              environment: c.batch.map { ["TODO_TEST_ITEM_BATCH": String($0)] } ?? [:])
     }
 }

@@ -38,7 +38,13 @@ public final class CountingFileSystem: FileSystem {
     public func pathWalks(containing part: String) -> Int {
         calls.filter { $0.walksPath && $0.path.contains(part) }.count
     }
-    public func reset() { log.withLock { $0 = [] } }
+    public func reset() {
+        log.withLock { $0 = [] }
+        journalLog.withLock { $0 = [] }
+    }
+    /// The bytes of every journal written (each commit writes one), in order.
+    public var journals: [[UInt8]] { journalLog.withLock { $0 } }
+    private let journalLog = Mutex<[[UInt8]]>([])
 
     private func note(_ kind: Kind, _ path: String, walksPath: Bool = true) {
         log.withLock { $0.append(Call(kind: kind, path: path, walksPath: walksPath)) }
@@ -64,6 +70,7 @@ public final class CountingFileSystem: FileSystem {
     }
     public func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) {
         note(.write, path)
+        if path.hasSuffix("/.journal.json.tmp") { journalLog.withLock { $0.append(bytes) } }
         try base.writeFile(path, bytes, sync: sync)
     }
     public func writeFiles(in directory: String, _ files: [(name: String, content: [UInt8]?)]) throws(FileSystemError) {

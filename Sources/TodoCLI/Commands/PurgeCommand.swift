@@ -39,6 +39,8 @@ struct PurgeCommand: Command {
         let table = try StoreAccess.table(options.table, store, create: false)
         let query = options.query
         var plan: PurgePlan
+        let removal = ItemRemoval(store: store, command: .purge, table: table)
+        defer { removal.discard() }
         do {
             let config = try store.tableConfig(table) ?? TableConfig(name: table)
             let tableFile = store.displayPath(store.layout.tableConfig(table))
@@ -51,8 +53,8 @@ struct PurgeCommand: Command {
             let touched = operations.map(\.id) + conflicts.map(\.id)
             plan = try Purge.plan(table: config, items: try store.items(table: table, ids: touched), operations: operations,
                                   conflicts: conflicts, force: options.force, query: query, now: ctx.clock.nowText(), matches: matches)
-            try store.forEachItem(table: table, skipping: touched) { item in
-                if Purge.removes(item, query: query, matches: matches) { plan.itemRemovals.append(item.id) }
+            try store.forEachItem(table: table, skipping: touched) { item throws(StoreError) in
+                if Purge.removes(item, query: query, matches: matches) { try removal.add(store.layout.item(table, item.id)) }
             }
         } catch let error as PurgeRefusal {
             throw CLIError(.failure, error.message, hint: hint(error))
@@ -75,7 +77,9 @@ struct PurgeCommand: Command {
         for item in plan.itemWrites { tx.putItem(item, table: table) }
         for receipt in plan.receipts { tx.addReceipt(receipt) }
         if plan.tokensReset > 0 { tx.putTableConfig(plan.table) }
-        try StoreAccess.commit(tx, store, ctx)
+        // The other items go a batch a commit after this one (`ItemRemoval`).
+        try StoreAccess.commit(tx, removal, ctx)
+        let removed = plan.itemRemovals.count + removal.count
 
         if !plan.operationRemovals.isEmpty {
             let conflicts = plan.conflictRemovals.isEmpty ? "" : " and \(Plural.count(plan.conflictRemovals.count, "open conflict"))"
@@ -84,7 +88,7 @@ struct PurgeCommand: Command {
         }
         let what = query.map { "\(table) query '\($0)'" } ?? table
         let tokens = query == nil ? Plural.count(plan.tokensReset, "query token") : (plan.tokensReset == 0 ? "no token" : "its token")
-        ctx.console.out("purged \(what): removed \(Plural.count(plan.itemRemovals.count, "item")) and \(tokens); "
+        ctx.console.out("purged \(what): removed \(Plural.count(removed, "item")) and \(tokens); "
                         + "the next 'todo pull' fetches them again")
         return ExitCode.ok
     }

@@ -75,6 +75,7 @@ struct TableCommand: Command {
 
     static func remove(_ requested: String, force: Bool, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: true, command: name)
+        if let batch = ctx.environment["TODO_TEST_ITEM_BATCH"].flatMap(Int.init), batch > 0 { store.itemBatchSize = batch }
         let table = try StoreAccess.table(requested, store, create: false)
         let plan: PurgePlan
         do {
@@ -97,26 +98,27 @@ struct TableCommand: Command {
         } catch {
             throw CLIError(.internal, "\(error)")
         }
+        // Its item files go by name, a batch a commit after the first (`ItemRemoval`), then its
+        // numbers and folders.
+        let removal = ItemRemoval(store: store, command: .tableRemoval, table: table)
+        defer { removal.discard() }
         var tx: StoreTransaction
-        do { tx = try store.transaction() } catch { throw .store(error) }
-        for op in plan.operationRemovals { tx.removeOperation(op) }
-        for id in plan.conflictRemovals { tx.removeConflict(table: table, id: id) }
-        var items = 0
         do {
-            try store.forEachItemPath(table: table) { path in
-                tx.remove(path)
-                items += 1
-            }
+            try store.forEachItemPath(table: table) { path throws(StoreError) in try removal.add(path) }
+            tx = try store.transaction()
         } catch {
             throw .store(error)
         }
+        for op in plan.operationRemovals { tx.removeOperation(op) }
+        for id in plan.conflictRemovals { tx.removeConflict(table: table, id: id) }
         for receipt in plan.receipts { tx.addReceipt(receipt) }
         tx.remove(store.layout.tableConfig(table))
-        do { try store.removeItemNumbers(table: table, in: &tx) } catch { throw .store(error) }
-        try StoreAccess.commit(tx, store, ctx)
-        do { try store.removeEmptyTableFolders(table) } catch {
-            throw CLIError(.failure, "removed the files of table \(table), but not its folder: \(error.message)",
-                           hint: "remove what is left in \(store.displayPath(store.layout.tableDirectory(table))), then run 'todo table rm \(table)' again")
+        let items = removal.count
+        if try StoreAccess.commit(tx, removal, ctx), store.fs.isDirectory(store.layout.absolute(store.layout.tableDirectory(table))) {
+            do { try store.removeEmptyTableFolders(table) } catch {
+                throw CLIError(.failure, "removed the files of table \(table), but not its folder: \(error.message)",
+                               hint: "remove what is left in \(store.displayPath(store.layout.tableDirectory(table))), then run 'todo table rm \(table)' again")
+            }
         }
         if !plan.operationRemovals.isEmpty {
             ctx.console.out("dropped \(Plural.count(plan.operationRemovals.count, "pending operation")); each left a 'purge force' receipt (see 'todo log')")

@@ -16,9 +16,14 @@ enum DoctorFindingText {
         case .damaged(let reason): return reason
         case .unreadable(let error): return error.message
         case .unfinishedCommit(let notWritable):
-            let why = notWritable.map { ": \($0.message)" } ?? ""
-            return "a committed change is not written to its files yet\(why); the other checks see the store as it will be once it is, "
+            return "a committed change is not written to its files yet\(why(notWritable)); the other checks see the store as it will be once it is, "
                 + "and any todo command that can write the folder finishes it"
+        case .removalUnfinished(let command, let table, let notWritable):
+            return "'todo \(command)' of table \(table) has happened, but its item files are not all removed yet\(why(notWritable)); "
+                + "any todo command that can write the folder removes them"
+        case .removalListsLeft(let notWritable):
+            return "lists of item files left by a purge or table rm that stopped before it happened\(why(notWritable)); "
+                + "any todo command that can write the folder deletes them"
         case .formatMissingAfterInterruptedInit:
             return "missing: this looks like an interrupted 'todo init' (nothing was committed here yet); run 'todo init' again"
         case .formatMissing(let holds):
@@ -64,6 +69,9 @@ enum DoctorFindingText {
                                                    : "todo lists the operations folder instead until it can write it and rebuild this")
         }
     }
+
+    /// Why doctor could not finish it itself, after a colon; nothing when it could write.
+    private static func why(_ notWritable: StoreError?) -> String { notWritable.map { ": \($0.message)" } ?? "" }
 
     private static func idIndex(_ finding: DoctorFinding.IDIndexFinding) -> String {
         switch finding {

@@ -176,6 +176,23 @@ enum StoreAccess {
         }
     }
 
+    /// Commits a purge or table rm with its removal of item files (`ItemRemoval`). False when the
+    /// change is saved but some files are left for the next command to remove (said on stderr).
+    @discardableResult
+    static func commit(_ tx: StoreTransaction, _ removal: ItemRemoval, _ ctx: CommandContext) throws(CLIError) -> Bool {
+        do {
+            try removal.commit(tx)
+            return true
+        } catch .unfinished(let cause) {
+            ctx.console.err("warning: the change is saved, but writing its files did not finish: \(cause.description)")
+            ctx.console.err("hint: nothing is lost: todo already shows the change, and the next todo command (or 'todo doctor') "
+                            + "finishes it once the cause is fixed")
+            return false
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// Two lines on stderr: the change is saved, what did not finish, and what to do.
     static func warnUnfinished(_ cause: FileSystemError, _ ctx: CommandContext) {
         ctx.console.err("warning: the change is saved, but writing its files did not finish: \(cause.description)")
