@@ -85,6 +85,23 @@ extension PostgresRoundTripTests {
         #expect(read["text"] == "three" && read["size"] == 3 && read["shade"] == .null, "\(read)")
     }
 
+    /// A database made before `todo_patch` existed (by an older node) gets it from the first node
+    /// of this version that starts: only a function is added, no table changes.
+    @Test func aDatabaseWithoutTheFunctionGetsItAtStart() throws {
+        let database = try TestDatabase()
+        try PostgresTableStore(config: database.config).close()
+        let admin = try PostgresConnection.connect(database.config)
+        defer { admin.close() }
+        try admin.execute("DROP FUNCTION todo_patch")
+        let node = try TableServerHarness(backend: .postgres, joining: database)
+        try node.insert(#"{"id":"a","text":"one"}"#)
+        #expect(try node.send("PATCH", "/tables/todoitem/a", body: #"{"text":"two"}"#).status == 200)
+        let pool = try #require(node.store as? PostgresTableStore).pool
+        let before = pool.idleCounters.roundTrips
+        #expect(try node.send("PATCH", "/tables/todoitem/a", body: #"{"text":"three"}"#).object["text"] == "three")
+        #expect(pool.idleCounters.roundTrips - before == 1)
+    }
+
     /// `--max-row-size` holds: a PATCH that would outgrow it is 413 and writes nothing.
     @Test func aPatchPastTheRowSizeIsRefused() throws {
         var limits = StorageLimits()
