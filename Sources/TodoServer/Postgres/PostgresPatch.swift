@@ -54,6 +54,9 @@ enum PostgresPatch {
             END IF;
             o_name := t.name; o_soft_delete := t.soft_delete; o_id_type := t.id_type; o_columns := t.columns::text;
             o_last_updated_at := t.last_updated_at; o_last_version := t.last_version; o_last_id := t.last_id;
+            -- The stamp as soon as the gate is held, as `PostgresWriteGate.enter` takes it: the
+            -- statements until the settle then often take the clock past it, and it need not sleep.
+            stamp := GREATEST(todo_clock_ms(), t.last_updated_at + 1);
             SELECT * INTO r FROM todo_rows WHERE table_key = p_table AND id_key = p_id FOR UPDATE;
             IF NOT FOUND OR r.deleted THEN
                 o_found := 2;
@@ -64,7 +67,6 @@ enum PostgresPatch {
                 IF octet_length(r.id) + 2 * octet_length(merged::text) > p_max_bytes THEN
                     o_found := 3;
                 ELSE
-                    stamp := GREATEST(todo_clock_ms(), t.last_updated_at + 1);
                     UPDATE todo_rows SET updated_at = stamp, version = nextval('todo_versions'), fields = merged
                     WHERE table_key = p_table AND id_key = p_id RETURNING * INTO r;
                     IF todo_clock_ms() <= stamp THEN
