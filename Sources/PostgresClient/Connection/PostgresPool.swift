@@ -34,6 +34,14 @@ public final class PostgresPool: Sendable {
     /// How many are open now, idle or checked out.
     public var openConnections: Int { monitor.withLock { $0.open } }
 
+    /// Round trips and statements made by the idle connections, summed: what a request cost, for
+    /// tests and benchmarks that read it before and after with every connection back in the pool.
+    public var idleCounters: (roundTrips: Int, statements: Int) {
+        monitor.withLock { state in
+            state.idle.reduce((0, 0)) { ($0.0 + $1.roundTrips, $0.1 + $1.statementsSent) }
+        }
+    }
+
     private enum Step {
         case reuse(PostgresConnection)
         case open

@@ -36,7 +36,7 @@ final class PostgresTableStore: Sendable {
         do {
             try pool.transaction { connection in
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresTableSchema.creationLock)])
-                for statement in PostgresTableSchema.statements + PostgresWriteGate.statements { try connection.execute(statement) }
+                for statement in PostgresTableSchema.statements + PostgresWriteGate.statements + PostgresPatch.statements { try connection.execute(statement) }
             }
         } catch {
             pool.close()
@@ -48,6 +48,15 @@ final class PostgresTableStore: Sendable {
     static func storageError(_ error: any Error) -> StorageError {
         if let storage = error as? StorageError { return storage }
         return StorageError(.unavailable, "PostgreSQL (\(error))")
+    }
+
+    /// Keeps a table's schema as a write read it, when it has more columns than the one known
+    /// (columns are only ever added): `PostgresPatch` runs a PATCH in one statement only when
+    /// the schema known here has every column it sets.
+    func learn(_ key: String, _ schema: TableSchema) {
+        knownSchemas.withLock { known in
+            if known[key].map({ $0.columns.count < schema.columns.count }) ?? true { known[key] = schema }
+        }
     }
 
     private static func key(_ table: String) -> String? {
@@ -114,6 +123,7 @@ final class PostgresTableStore: Sendable {
                 guard var meta = found else {
                     throw StorageError(.noSuchTable, "no table named '\(table)'")
                 }
+                learn(key, meta.schema)
                 var locked = locksTable
                 if !locked && meta.schema.idType == .autoIncrement, let again = try self.meta(connection, key, forUpdate: true) {
                     (meta, locked) = (again, true)

@@ -81,7 +81,8 @@ extension TableService {
             id = bodyID
         }
         let ifMatch = try IfMatch.parse(c.request.headers["If-Match"])
-        let (outcome, schema) = try write(c, readingFirst: id, &ticket) { w throws(ServiceError) -> WriteOutcome in
+        let oneStep = try patchInOneStep(c, id: id, columns: columns, ifMatch: ifMatch, bodyVersion: body.version, &ticket)
+        let (outcome, schema) = if let oneStep { oneStep } else { try write(c, readingFirst: id, &ticket) { w throws(ServiceError) -> WriteOutcome in
             guard var row = w.row(id: id), !row.deleted, c.ownership.sees(row) else { return .missing }
             if let conflict = Self.versionConflict(row, ifMatch: ifMatch, bodyVersion: body.version) { return conflict }
             if columns.isEmpty { return .unchanged(row) }
@@ -92,7 +93,7 @@ extension TableService {
             row.version = stamp.version
             w.put(row)
             return .stored(row)
-        }
+        } }
         var renderer = c.renderer
         if ifMatch != nil { renderer.systemProperties.insert(.version) }
         switch outcome {

@@ -42,6 +42,10 @@ protocol TableStore: AnyObject, Sendable {
     func write<T>(_ table: String, creatingWithSoftDelete softDelete: Bool, ticket: inout DurabilityTicket,
                   _ body: (inout TableWrite) throws -> T) throws -> T
 
+    /// A PATCH run by the store in one step, or nil: run it as a `write` (see `RowPatch`).
+    func patch(_ table: String, _ patch: RowPatch, ticket: inout DurabilityTicket)
+        throws -> (outcome: TableService.WriteOutcome, schema: TableSchema)?
+
     /// One row by id ignoring case (deleted rows included) with the schema of the same moment;
     /// nil when there is no such table.
     func readRow(_ table: String, id: String, ticket: inout DurabilityTicket) throws(StorageError)
