@@ -12,6 +12,9 @@ extension Doctor {
             guard let parsed = OperationFileName(parsing: name) else {
                 problem(path, .notAnOperationFileName); continue
             }
+            // Commands read an operation by the name todo gives it: under any other spelling of it
+            // (`9.` for `0000000009.`) the file would be read by none of them.
+            if parsed.name != name { problem(path, .operationFileMisnamed(expected: parsed.name)); continue }
             guard let op = attempt(path, { () throws(StoreError) in try store.operation(parsed) }) else { continue }
             report.operations += 1
             if !sequences.insert(op.sequence).inserted { problem(path, .sequenceUsedTwice(op.sequence)) }

@@ -42,6 +42,8 @@ public enum DoctorFinding: Sendable, Equatable {
 
     // Operations, conflicts, receipts, and the rules that tie them to items (sync.md §2.2.2).
     case notAnOperationFileName
+    /// An operation file whose name todo would spell `expected` (renamed by hand): no command reads it.
+    case operationFileMisnamed(expected: String)
     case sequenceUsedTwice(Int)
     case sequenceNotBelowNext(sequence: Int, next: Int)
     case unknownTable(String)

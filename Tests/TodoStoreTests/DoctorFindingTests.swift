@@ -21,7 +21,8 @@ import TodoTestSupport
         let fs = LocalFileSystem()
         try fs.writeFile(dir.sub(".todo/stray.txt"), Array("x".utf8), sync: false)
         try fs.writeFile(dir.sub(".todo/operations/not-an-op.json"), Array("{}".utf8), sync: false)
-        try fs.writeFile(dir.sub(".todo/operations/7.update.todoitem.Abc.json"), Array("{torn".utf8), sync: false)
+        try fs.writeFile(dir.sub(".todo/operations/0000000007.update.todoitem.abc.json"), Array("{torn".utf8), sync: false)
+        try fs.writeFile(dir.sub(".todo/operations/8.update.todoitem.abc.json"), Array("{}".utf8), sync: false)
         try fs.writeFile(dir.sub(".todo/tables/todoitem/items/.x.json.tmp"), Array("{".utf8), sync: false)
 
         let report = Doctor.check(store)
@@ -30,7 +31,8 @@ import TodoTestSupport
         #expect(byPath[".todo/stray.txt"] == [.unexpectedFile])
         #expect(byPath[".todo/operations/not-an-op.json"] == [.notAnOperationFileName])
         #expect(byPath[".todo/tables/todoitem/items/.x.json.tmp"] == [.leftoverTemporaryFile])
-        guard case .damaged(let reason)? = byPath[".todo/operations/7.update.todoitem.Abc.json"]?.first else {
+        #expect(byPath[".todo/operations/8.update.todoitem.abc.json"] == [.operationFileMisnamed(expected: "0000000008.update.todoitem.abc.json")])
+        guard case .damaged(let reason)? = byPath[".todo/operations/0000000007.update.todoitem.abc.json"]?.first else {
             Issue.record("a torn operation file is a damaged record: \(report.problems)")
             return
         }
