@@ -198,24 +198,10 @@ extension Store {
     func forEachItemKeyOnDisk(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
         let dir = layout.itemsDirectory(table)
         var hashed: [String] = []
-        var failure: StoreError?
-        do {
-            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
-                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
-                guard let key = IDEncoding.decode(String(name.dropLast(5))) else {
-                    hashed.append(name)
-                    return true
-                }
-                do throws(StoreError) { try body(key) } catch {
-                    failure = error
-                    return false
-                }
-                return true
-            }
-        } catch {
-            throw .io(error)
+        try scanItemFileNames(table: table) { name throws(StoreError) in
+            if let key = IDEncoding.decode(String(name.dropLast(5))) { try body(key) } else { hashed.append(name) }
+            return true
         }
-        if let failure { throw failure }
         for name in hashed { if let file = try decodeItemFile(dir + "/" + name) { try body(ItemID.key(file.item.id)) } }
     }
 }

@@ -73,21 +73,10 @@ extension Store {
     public func containsItem(table: String, where matches: (Item) -> Bool) throws(StoreError) -> Bool {
         let dir = layout.itemsDirectory(table)
         var found = false
-        var failure: StoreError?
-        do {
-            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
-                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
-                do throws(StoreError) {
-                    if let file = try decodeItemFile(dir + "/" + name), matches(file.item) { found = true }
-                } catch {
-                    failure = error
-                }
-                return !found && failure == nil
-            }
-        } catch {
-            throw .io(error)
+        try scanItemFileNames(table: table) { name throws(StoreError) in
+            if let file = try decodeItemFile(dir + "/" + name), matches(file.item) { found = true }
+            return !found
         }
-        if let failure { throw failure }
         return found
     }
 
@@ -105,29 +94,18 @@ extension Store {
                                 _ body: (ItemFile) throws(StoreError) -> Void) throws(StoreError) {
         let dir = layout.itemsDirectory(table)
         var batch: [String] = []
-        var failure: StoreError?
-        func drain() -> Bool {
-            do throws(StoreError) {
-                for file in try readItemFiles(batch, parallel: true) { try body(file) }
-            } catch {
-                failure = error
-                return false
-            }
+        func drain() throws(StoreError) {
+            for file in try readItemFiles(batch, parallel: true) { try body(file) }
             batch.removeAll(keepingCapacity: true)
+        }
+        try scanItemFileNames(table: table) { name throws(StoreError) in
+            guard include(name) else { return true }
+            batch.append(dir + "/" + name)
+            peakItemFilesHeld = max(peakItemFilesHeld, batch.count)
+            if batch.count == itemBatchSize { try drain() }
             return true
         }
-        do {
-            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
-                guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name), include(name) else { return true }
-                batch.append(dir + "/" + name)
-                peakItemFilesHeld = max(peakItemFilesHeld, batch.count)
-                return batch.count < itemBatchSize || drain()
-            }
-        } catch {
-            throw .io(error)
-        }
-        if let failure { throw failure }
-        if !batch.isEmpty, !drain(), let failure { throw failure }
+        if !batch.isEmpty { try drain() }
     }
 
     /// Each item file at these paths, or why it could not be read (nil: missing), in order; more
@@ -201,14 +179,23 @@ extension Store {
     /// The queue as file names, in order, without opening any file.
     public func operationNames() throws(StoreError) -> [OperationFileName] {
         var names: [OperationFileName] = []
-        for name in try list(StoreLayout.operationsDirectory) {
-            guard let parsed = OperationFileName(parsing: name) else {
-                throw .corrupt(path: displayPath(StoreLayout.operationsDirectory + "/" + name),
-                               reason: "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json")
-            }
-            names.append(parsed)
-        }
+        for name in try list(StoreLayout.operationsDirectory) { names.append(try operationName(listed: name)) }
         return names.sorted { $0.sequence < $1.sequence }
+    }
+
+    /// A name listed in the operations folder, parsed; refused when it is not an operation file
+    /// name, or not the name todo gives that operation (every reader opens todo's name).
+    func operationName(listed name: String) throws(StoreError) -> OperationFileName {
+        guard let parsed = OperationFileName(parsing: name) else {
+            throw .corrupt(path: displayPath(StoreLayout.operationsDirectory + "/" + name),
+                           reason: "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json")
+        }
+        guard parsed.name == name else { throw misnamed(name, parsed) }
+        return parsed
+    }
+
+    private func misnamed(_ name: String, _ parsed: OperationFileName) -> StoreError {
+        .misnamedOperation(path: displayPath(StoreLayout.operationsDirectory + "/" + name), expected: parsed.name)
     }
 
     /// The queue's file names one at a time, in folder order (not queue order), without holding
@@ -219,11 +206,7 @@ extension Store {
             _ = try fs.scanDirectory(layout.absolute(StoreLayout.operationsDirectory)) { name in
                 guard !StoreLayout.isLeftover(name) else { return true }
                 do throws(StoreError) {
-                    guard let parsed = OperationFileName(parsing: name) else {
-                        throw .corrupt(path: displayPath(StoreLayout.operationsDirectory + "/" + name),
-                                       reason: "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json")
-                    }
-                    try body(parsed)
+                    try body(try operationName(listed: name))
                     return true
                 } catch {
                     failure = error
@@ -318,7 +301,10 @@ extension Store {
                             missing: MissingOperation) throws(StoreError) -> [PendingOperation]? {
         var names: [OperationFileName] = []
         for name in raw {
-            if let parsed = OperationFileName(parsing: name), parsed.table == table { names.append(parsed) }
+            if let parsed = OperationFileName(parsing: name), parsed.table == table {
+                guard parsed.name == name else { throw misnamed(name, parsed) }
+                names.append(parsed)
+            }
         }
         var ops: [PendingOperation] = []
         for name in names.sorted(by: { $0.sequence < $1.sequence }) {

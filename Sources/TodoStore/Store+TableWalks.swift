@@ -34,15 +34,24 @@ extension Store {
     /// without opening one: `table rm` removes them all.
     public func forEachItemPath(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
         let dir = layout.itemsDirectory(table)
+        try scanItemFileNames(table: table) { name throws(StoreError) in
+            try body(dir + "/" + name)
+            return true
+        }
+    }
+
+    /// The one walk of an items folder that every table walk shares: each item file name
+    /// (`<enc>.json`, leftovers of interrupted writes skipped) as the folder is read, without holding
+    /// the listing. `body` returns whether to go on; its first error ends the walk and is rethrown.
+    func scanItemFileNames(table: String, _ body: (String) throws(StoreError) -> Bool) throws(StoreError) {
         var failure: StoreError?
         do {
-            _ = try fs.scanDirectory(layout.absolute(dir)) { name in
+            _ = try fs.scanDirectory(layout.absolute(layout.itemsDirectory(table))) { name in
                 guard name.hasSuffix(".json"), !StoreLayout.isLeftover(name) else { return true }
-                do throws(StoreError) { try body(dir + "/" + name) } catch {
+                do throws(StoreError) { return try body(name) } catch {
                     failure = error
                     return false
                 }
-                return true
             }
         } catch {
             throw .io(error)

@@ -14,6 +14,10 @@ public enum StoreError: Error, Equatable, Sendable {
     case locked(path: String, pid: Int32?, command: String?)
     /// A file that cannot be read as what it should be. `path` is shown as given.
     case corrupt(path: String, reason: String)
+    /// An operation file whose name parses but is not the one todo gives it (`1.insert…` for
+    /// `0000000001.insert…`): every command reads operations by todo's name, so such a file would
+    /// be counted but never sent. Refused, with the name to give it back, rather than skipped.
+    case misnamedOperation(path: String, expected: String)
     /// The file system refused.
     case io(FileSystemError)
     /// A commit happened (its journal is in place) but writing its files did not finish. Nothing is
@@ -40,6 +44,8 @@ public enum StoreError: Error, Equatable, Sendable {
             return "another todo process (\(who)) holds the store lock '\(path)'"
         case .corrupt(let path, let reason):
             return "\(path): \(reason)"
+        case .misnamedOperation(let path, _):
+            return "\(path): not named as todo names its operations"
         case .io(let e):
             return e.description
         case .unfinished(let e):

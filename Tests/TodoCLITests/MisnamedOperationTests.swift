@@ -4,8 +4,10 @@ import TodoCLI
 import TodoTestSupport
 
 /// An operation file renamed by hand to another spelling of its name (`2.` for `0000000002.`)
-/// is read by no command, which reads operations by the name todo gives them: `doctor` said
-/// "ok" and counted one operation fewer. It is a problem now, with the name to give it back.
+/// was read by no command, which reads operations by the name todo gives them: `doctor` said
+/// "ok", `status` counted it, and `push`, `log` and `diff` skipped it, so it was never sent.
+/// Now doctor reports it and every command that reads the queue refuses it, naming the name to
+/// give it back, and changes nothing.
 @Suite struct MisnamedOperationTests {
     @Test func doctorReportsAnOperationFileNamedOtherwiseThanTodoNamesIt() throws {
         let dir = TempDirectory()
@@ -22,10 +24,32 @@ import TodoTestSupport
 
         let doctor = cli.run("doctor")
         #expect(doctor.code == 1, "\(doctor)")
-        #expect(doctor.out.hasPrefix(".todo/operations/\(renamed): not named as todo names its operations, so push, log and diff "
-                                     + "do not read it; rename it to \(written)\n"), "\(doctor)")
+        #expect(doctor.out.hasPrefix(".todo/operations/\(renamed): not named as todo names its operations, so the commands "
+                                     + "that read the queue refuse it; rename it to \(written)\n"), "\(doctor)")
 
         try fs.rename(ops + "/" + renamed, to: ops + "/" + written)
         #expect(cli.run("doctor").code == 0)
+    }
+
+    @Test(arguments: [["status"], ["push"], ["log"], ["diff"], ["sync"], ["show", "milk"], ["edit", "milk", "--text", "x"], ["list"]])
+    func everyCommandThatReadsTheQueueRefusesItAndChangesNothing(_ args: [String]) throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        Fixtures.copy("Stores/synced", to: dir.path)
+        let cli = CLIHarness(directory: dir.path)
+        #expect(cli.run("add", "Buy milk", "--id", "milk").code == 0)
+        let fs = LocalFileSystem()
+        let ops = dir.path + "/.todo/operations"
+        let written = try #require(try fs.listDirectory(ops)?.first { $0.hasSuffix(".insert.todoitem.milk.json") })
+        let renamed = String(written.drop { $0 == "0" })
+        try fs.rename(ops + "/" + written, to: ops + "/" + renamed)
+        let before = snapshot(dir.path)
+
+        let result = cli.run(args)
+        #expect(result.code != 0, "\(args): \(result)")
+        #expect(result.err.contains("error: .todo/operations/\(renamed): not named as todo names its operations\n"), "\(args): \(result)")
+        #expect(result.err.contains("hint: rename it to \(written) (its name as todo wrote it; the file's content is the operation), then try again"),
+                "\(args): \(result)")
+        #expect(changedPaths(snapshot(dir.path), before) == [], "\(args) changed the store")
     }
 }

@@ -40,7 +40,7 @@ enum DoctorFindingText {
         case .nextNumberMissing(let highest): return "missing, but numbers up to \(highest) are given"
         case .notAnOperationFileName: return "not an operation file name; expected <sequence>.<kind>.<table>.<id>.json"
         case .operationFileMisnamed(let expected):
-            return "not named as todo names its operations, so push, log and diff do not read it; rename it to \(expected)"
+            return "not named as todo names its operations, so the commands that read the queue refuse it; rename it to \(expected)"
         case .sequenceUsedTwice(let sequence): return "sequence \(sequence) is used twice"
         case .sequenceNotBelowNext(let sequence, let next): return "sequence \(sequence) is not below nextSequence \(next) in state.json"
         case .unknownTable(let table): return "table '\(table)' does not exist in this replica"

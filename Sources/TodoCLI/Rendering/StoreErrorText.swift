@@ -16,6 +16,8 @@ extension StoreError {
             return "wait for it to finish; the lock is released when that process exits (if it hangs, stop it with 'kill \(p)')"
         case .corrupt:
             return "restore or remove that file, then run 'todo doctor'"
+        case .misnamedOperation(_, let expected):
+            return "rename it to \(expected) (its name as todo wrote it; the file's content is the operation), then try again"
         case .io:
             return "check the path, its permissions and the free space, then try again"
         case .unfinished:
