@@ -10,17 +10,9 @@ import TodoTestSupport
 /// give it back, and changes nothing.
 @Suite struct MisnamedOperationTests {
     @Test func doctorReportsAnOperationFileNamedOtherwiseThanTodoNamesIt() throws {
-        let dir = TempDirectory()
+        let (dir, cli, written, renamed) = try storeWithMisnamedOperation()
         defer { dir.remove() }
-        Fixtures.copy("Stores/synced", to: dir.path)
-        let cli = CLIHarness(directory: dir.path)
-        #expect(cli.run("add", "Buy milk", "--id", "milk").code == 0)
-        let fs = LocalFileSystem()
-        let ops = dir.path + "/.todo/operations"
-        let written = try #require(try fs.listDirectory(ops)?.first { $0.hasSuffix(".insert.todoitem.milk.json") })
-        let renamed = String(written.drop { $0 == "0" })
-        #expect(renamed != written && renamed.first?.isNumber == true, "\(written)")
-        try fs.rename(ops + "/" + written, to: ops + "/" + renamed)
+        let fs = LocalFileSystem(), ops = dir.path + "/.todo/operations"
 
         let doctor = cli.run("doctor")
         #expect(doctor.code == 1, "\(doctor)")
@@ -33,16 +25,8 @@ import TodoTestSupport
 
     @Test(arguments: [["status"], ["push"], ["log"], ["diff"], ["sync"], ["show", "milk"], ["edit", "milk", "--text", "x"], ["list"]])
     func everyCommandThatReadsTheQueueRefusesItAndChangesNothing(_ args: [String]) throws {
-        let dir = TempDirectory()
+        let (dir, cli, written, renamed) = try storeWithMisnamedOperation()
         defer { dir.remove() }
-        Fixtures.copy("Stores/synced", to: dir.path)
-        let cli = CLIHarness(directory: dir.path)
-        #expect(cli.run("add", "Buy milk", "--id", "milk").code == 0)
-        let fs = LocalFileSystem()
-        let ops = dir.path + "/.todo/operations"
-        let written = try #require(try fs.listDirectory(ops)?.first { $0.hasSuffix(".insert.todoitem.milk.json") })
-        let renamed = String(written.drop { $0 == "0" })
-        try fs.rename(ops + "/" + written, to: ops + "/" + renamed)
         let before = snapshot(dir.path)
 
         let result = cli.run(args)
@@ -51,5 +35,21 @@ import TodoTestSupport
         #expect(result.err.contains("hint: rename it to \(written) (its name as todo wrote it; the file's content is the operation), then try again"),
                 "\(args): \(result)")
         #expect(changedPaths(snapshot(dir.path), before) == [], "\(args) changed the store")
+    }
+
+    /// A store with one pending insert whose file is renamed without its leading zeros; the
+    /// name todo wrote and the new one.
+    private func storeWithMisnamedOperation() throws -> (TempDirectory, CLIHarness, written: String, renamed: String) {
+        let dir = TempDirectory()
+        Fixtures.copy("Stores/synced", to: dir.path)
+        let cli = CLIHarness(directory: dir.path)
+        #expect(cli.run("add", "Buy milk", "--id", "milk").code == 0)
+        let fs = LocalFileSystem()
+        let ops = dir.path + "/.todo/operations"
+        let written = try #require(try fs.listDirectory(ops)?.first { $0.hasSuffix(".insert.todoitem.milk.json") })
+        let renamed = String(written.drop { $0 == "0" })
+        #expect(renamed != written && renamed.first?.isNumber == true, "\(written)")
+        try fs.rename(ops + "/" + written, to: ops + "/" + renamed)
+        return (dir, cli, written, renamed)
     }
 }
