@@ -3,6 +3,9 @@
 
   scale_load.py synced DOTTODO N    write N items as a pull leaves them (system properties and
                                     ms_written, no operation) into an empty replica (`todo init`)
+  scale_load.py run OUT CMD...      run CMD; write "<wall s> <cpu s> <peak KB>" to OUT (cpu: user +
+                                    system time of CMD and the children it waited for, from wait4,
+                                    to the microsecond; GNU time prints it in hundredths)
 Pending inserts are written by sync_load.py's `replica` mode; ids are the same in both:
 str(uuid.UUID(int=i + 1, version=4)). Both number the items as todo does (item i gets i + 1:
 tables/todoitem/numbers, README "Item numbers"), so the first command does not number them all.
@@ -11,6 +14,7 @@ import base64
 import json
 import os
 import sys
+import time
 import uuid
 
 
@@ -44,8 +48,21 @@ def synced(dottodo, n):
     write_numbers(dottodo, [str(uuid.UUID(int=i + 1, version=4)) for i in range(n)])
 
 
+def run(out, command):
+    """Runs command with this process's stdin, stdout and stderr; returns its exit status."""
+    start = time.perf_counter()
+    pid = os.posix_spawnp(command[0], command, os.environ)
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    with open(out, "w") as f:
+        f.write("%.4f %.4f %d\n" % (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss))
+    return os.waitstatus_to_exitcode(status)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "synced":
         synced(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "run":
+        sys.exit(run(sys.argv[2], sys.argv[3:]))
     else:
         sys.exit(__doc__)

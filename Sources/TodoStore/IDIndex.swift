@@ -70,8 +70,10 @@ enum IDIndex {
         return found
     }
 
-    private static func readBuckets(_ table: String, in store: Store) -> [(name: String, bound: String)]? {
-        guard case .object(let object)? = read(directoryFile(table), in: store), let list = object["buckets"]?.arrayValue,
+    static func readBuckets(_ table: String, in store: Store) -> [(name: String, bound: String)]? {
+        guard let bytes = (try? store.fs.readFile(store.layout.absolute(directoryFile(table)))) ?? nil else { return nil }
+        if let scanned = DirectoryScan.buckets(bytes) { return scanned }
+        guard case .object(let object)? = try? JSONValue.parse(bytes), let list = object["buckets"]?.arrayValue,
               !list.isEmpty else { return nil }
         var result: [(name: String, bound: String)] = []
         for entry in list {
@@ -94,8 +96,13 @@ enum IDIndex {
     /// Not memoised: `NumberedIDs` reads every bucket once, which the memo must not keep.
     static func readEntries(_ table: String, _ name: String, in store: Store) -> [Entry]? {
         let path = bucketFile(table, name)
-        guard let value = read(path, in: store) else { return store.fs.fileExists(store.layout.absolute(path)) ? nil : [] }
-        guard case .object(let object) = value, let list = object["ids"]?.arrayValue else { return nil }
+        guard let bytes = (try? store.fs.readFile(store.layout.absolute(path))) ?? nil else {
+            return store.fs.fileExists(store.layout.absolute(path)) ? nil : []
+        }
+        if let scanned = BucketScan.entries(bytes) {
+            return scanned.map { Entry(key: String(decoding: bytes[$0.key], as: UTF8.self), number: $0.number) }
+        }
+        guard case .object(let object)? = try? JSONValue.parse(bytes), let list = object["ids"]?.arrayValue else { return nil }
         var result: [Entry] = []
         result.reserveCapacity(list.count)
         for item in list {
@@ -110,11 +117,6 @@ enum IDIndex {
             result.append(Entry(key: key, number: number))
         }
         return result
-    }
-
-    private static func read(_ relative: String, in store: Store) -> JSONValue? {
-        guard let bytes = (try? store.fs.readFile(store.layout.absolute(relative))) ?? nil else { return nil }
-        return try? JSONValue.parse(bytes)
     }
 
     /// The index of the bucket that holds `key`: the last whose bound is not after it.

@@ -276,6 +276,6 @@ extension Store {
 struct PreparedCommit {
     var transaction: StoreTransaction
     var keepsPendingIndex: Bool
-    var idIndexTables: [String]
+    var idIndexTables: [String: IDIndex.Staged]
     var numbers: [String: [String: Int]]
 }
