@@ -112,6 +112,11 @@ pg_ticks() {  # backends (client sessions) and the rest of the cluster, in clock
   echo "$backends $((others + $(ticks "$postmaster")))"
 }
 hz=$(getconf CLK_TCK)
+# latency_ms 50% file: that percentile of wrk's latency distribution, in ms (one per wrk: "a/b")
+latency_ms() {
+  awk -v q="$1" '$1 == q { v = $2; u = v; gsub(/[0-9.]/, "", u); sub(/[a-z]+$/, "", v)
+    printf "%.2f", (u == "us" ? v / 1000 : u == "s" ? v * 1000 : u == "m" ? v * 60000 : v) }' "$2"
+}
 # run label url... : wrk on each url (32 connections split), prints one row
 run() {
   local label=$1; shift
@@ -125,19 +130,20 @@ run() {
   sleep $((seconds - 2)); local w_end=0; for p in "${wrk_pids[@]}"; do w_end=$((w_end + $(ticks "$p"))); done
   wait "${wrk_pids[@]}"
   read -r b1 o1 < <(pg_ticks); local e1=$(ticks "$emb_pid") n1=$(( $(ticks "$pg1_pid") + $(ticks "$pg2_pid") ))
-  local total=0 non2xx=0 p99=0
+  local total=0 non2xx=0 p50="" p99=""
   for j in $(seq 0 $((n - 1))); do
     total=$(echo "$total + $(awk '/Requests\/sec/ {print $2}' "$work/wrk-$j")" | bc)
     non2xx=$((non2xx + $(awk '/Non-2xx/ {print $NF}' "$work/wrk-$j" | grep . || echo 0)))
+    p50="$p50${p50:+/}$(latency_ms 50% "$work/wrk-$j")"; p99="$p99${p99:+/}$(latency_ms 99% "$work/wrk-$j")"
   done
   local requests; requests=$(echo "$total * $seconds" | bc)
   per() { echo "scale=3; $1 * 1000 / $hz / $requests" | bc; }
   local node=$((n1 - n0)); [ "$label" = embedded ] && node=$((e1 - e0))
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$total" "$(per $((b1 - b0)))" "$(per $((o1 - o0)))" "$(per "$node")" \
-    "$(echo "scale=3; ($w_end - $w_start) * 1000 / $hz / ($total * ($seconds - 2))" | bc)" "$non2xx" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$total" "$p50" "$p99" "$(per $((b1 - b0)))" "$(per $((o1 - o0)))" \
+    "$(per "$node")" "$(echo "scale=3; ($w_end - $w_start) * 1000 / $hz / ($total * ($seconds - 2))" | bc)" "$non2xx" "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
-echo "| PATCH, $rows rows | req/s | ms CPU/PATCH: PostgreSQL backends | other PostgreSQL | node(s) | wrk | non-2xx | load |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| PATCH, $rows rows | req/s | p50 ms | p99 ms | ms CPU/PATCH: PostgreSQL backends | other PostgreSQL | node(s) | wrk | non-2xx | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for _ in $(seq 1 "$runs"); do
   run embedded "http://127.0.0.1:$emb_port"
   run "PostgreSQL 1 node" "http://127.0.0.1:$pg1_port"

@@ -4,6 +4,7 @@
 # shared and noisy). Not part of CI.
 #
 #   .ci/bench/postgres.sh        # ROWS=100000 BIG=1000000 by default; installs wrk if missing
+#   SERVER=/tmp/old/todo-server .ci/bench/postgres.sh   # another todo-server build (no build here then)
 #
 # A throwaway PostgreSQL cluster (initdb into /tmp, unix socket only) with its durable defaults
 # (fsync on, synchronous_commit on: an answered write is on disk, as with the embedded store).
@@ -21,8 +22,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 rows=${ROWS:-100000}
 big=${BIG:-1000000}
 command -v wrk >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq wrk >/dev/null; }
-for product in todo todo-server; do swift build -c release --product "$product" --package-path "$root" >&2; done
+products="todo todo-server"; [ -n "${SERVER:-}" ] && products=todo
+for product in $products; do swift build -c release --product "$product" --package-path "$root" >&2; done
 bin="$root/.build/release"
+server=${SERVER:-$bin/todo-server}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 work=/tmp/todo-pg-bench
 pids=()
@@ -57,7 +60,7 @@ log "PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on $work/sock,
 start() {  # name args... -> sets port, pid
   local name=$1; shift
   mkdir -p "$work/$name"
-  "$bin/todo-server" --data "$work/$name" --port 0 --quiet --dynamic-tables "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  "$server" --data "$work/$name" --port 0 --quiet --dynamic-tables "$@" >"$work/$name.out" 2>"$work/$name.err" &
   pid=$!; pids+=("$pid")
   for _ in $(seq 1 200); do grep -q listening "$work/$name.out" 2>/dev/null && break; sleep 0.05; done
   port=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$work/$name.out" | head -1)

@@ -54,8 +54,8 @@ enum PostgresPatch {
             END IF;
             o_name := t.name; o_soft_delete := t.soft_delete; o_id_type := t.id_type; o_columns := t.columns::text;
             o_last_updated_at := t.last_updated_at; o_last_version := t.last_version; o_last_id := t.last_id;
-            -- The stamp as soon as the gate is held, as `PostgresWriteGate.enter` takes it: the
-            -- statements until the settle then often take the clock past it, and it need not sleep.
+            -- The stamp as soon as the gate is held, as `PostgresWriteGate.enter` takes it: the clock
+            -- has reached it by the settle, which sleeps only for a table stamped ahead of the clock.
             stamp := GREATEST(todo_clock_ms(), t.last_updated_at + 1);
             SELECT * INTO r FROM todo_rows WHERE table_key = p_table AND id_key = p_id FOR UPDATE;
             IF NOT FOUND OR r.deleted THEN
@@ -69,8 +69,8 @@ enum PostgresPatch {
                 ELSE
                     UPDATE todo_rows SET updated_at = stamp, version = nextval('todo_versions'), fields = merged
                     WHERE table_key = p_table AND id_key = p_id RETURNING * INTO r;
-                    IF todo_clock_ms() <= stamp THEN
-                        PERFORM todo_write_settle(stamp);
+                    IF todo_clock_ms() < stamp THEN
+                        PERFORM todo_write_reach(stamp);
                     END IF;
                     o_found := 0;
                 END IF;

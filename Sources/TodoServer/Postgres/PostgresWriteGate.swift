@@ -7,16 +7,23 @@ import TodoModel
 /// updatedAt. So every table has a gate, a PostgreSQL advisory lock on a key derived from its
 /// name, visible to every node at once:
 /// - a write takes it shared (`enter`) for its whole transaction, and only then reads the
-///   database's clock for its stamps. Before it commits it waits until that clock has passed its
-///   last stamp (`todo_write_settle`, under a millisecond).
-/// - a query takes it exclusive for an instant (`todo_read_gate`): that waits for the writes in
+///   database's clock for its stamps. Before it commits it waits until that clock has reached its
+///   last stamp (`todo_write_reach`; only a write of many stamps, or on a table stamped ahead of
+///   the clock, ever waits: a stamp is the clock's millisecond when the gate was held).
+/// - a query takes it exclusive for an instant (`todo_query_gate`): that waits for the writes in
 ///   flight to commit (new ones queue behind it), and reads the clock `c` before letting them go.
 ///   It then answers from the rows with `updatedAt < c`.
 /// Every write that commits after the query's snapshot took its stamp after `c`, so it lies above
 /// every row of the answer; every row below `c` had committed before the gate opened, so the
-/// answer has it. Read-your-writes holds too: an answered write settled before it committed, so a
-/// later query's `c` is above its stamp. The price: a query waits for the writes in flight on its
-/// table (one commit), instead of every write waiting for every other.
+/// answer has it.
+///
+/// Read-your-writes: a write answered before the query began has committed, so the gate also
+/// reads it as the table's newest stamp `n`. Since a committed stamp is never above the clock of
+/// its commit, `n < c` unless the write committed in the query's own millisecond (or the table was
+/// stamped ahead). Then the query lets the gate go, waits without it until the clock has passed
+/// `n`, and takes the gate again (`todo_query_gate_after`): its bound, the clock read there, is
+/// above `n`, and the same argument as above holds for it. So the wait of the last millisecond is
+/// a query's, not every write's, and no write waits for a sleeping query.
 ///
 /// One clock for all nodes: the database server's (`clock_timestamp()`), never below the table's
 /// last updatedAt as migrated (`PostgresWriteBase.lastUpdatedAt`). It must not step back (NTP
@@ -50,26 +57,44 @@ enum PostgresWriteGate {
         CREATE OR REPLACE FUNCTION todo_clock_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
         $$ SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint $$
         """,
+        // Until the clock's millisecond is at least `target`: one sleep for the rest of the time, not a loop of short ones.
         """
-        CREATE OR REPLACE FUNCTION todo_read_gate(gate bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+        CREATE OR REPLACE FUNCTION todo_clock_reach(target bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE now_exact numeric;
         BEGIN
-            PERFORM pg_advisory_xact_lock(gate);
-            RETURN todo_clock_ms();
+            LOOP
+                now_exact := extract(epoch FROM clock_timestamp()) * 1000;
+                EXIT WHEN floor(now_exact) >= target;
+                PERFORM pg_sleep((target - now_exact) / 1000);
+            END LOOP;
+            RETURN floor(now_exact)::bigint;
         END $$
         """,
         """
-        CREATE OR REPLACE FUNCTION todo_write_settle(stamp bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+        CREATE OR REPLACE FUNCTION todo_write_reach(stamp bigint) RETURNS bigint LANGUAGE plpgsql AS $$
         DECLARE now_ms bigint := todo_clock_ms();
         BEGIN
             IF stamp - now_ms > \(maximumSettleMilliseconds) THEN
                 RAISE EXCEPTION 'the table''s last updatedAt is % ms ahead of the database server''s clock (copied from a server '
                     'whose clock ran ahead?); writes to it resume once the clock has passed it', stamp - now_ms USING ERRCODE = 'TD001';
             END IF;
-            WHILE now_ms <= stamp LOOP
-                PERFORM pg_sleep(0.0002);
-                now_ms := todo_clock_ms();
-            END LOOP;
-            RETURN now_ms;
+            RETURN todo_clock_reach(stamp);
+        END $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION todo_query_gate(gate bigint, p_table text, OUT now_ms bigint, OUT newest bigint) LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_advisory_xact_lock(gate);
+            now_ms := todo_clock_ms();
+            SELECT max(updated_at) INTO newest FROM todo_rows WHERE table_key = p_table;
+        END $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION todo_query_gate_after(gate bigint, newest bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM todo_clock_reach(newest + 1);
+            PERFORM pg_advisory_xact_lock(gate);
+            RETURN todo_clock_ms();
         END $$
         """,
         // A database written before the sequence existed: start above every version handed out.
@@ -119,20 +144,27 @@ enum PostgresWriteGate {
             : "SELECT \(columns) FROM \(gate) LEFT JOIN todo_tables t ON t.key = $2\(row)"
     }
 
-    /// Waits until the database's clock has passed `stamp` (see the type's comment), just before
-    /// the transaction commits, in the COMMIT's round trip. Mostly it has already (a round trip
-    /// lies between the stamp and this): then one reading of the clock in plain SQL, and
-    /// `todo_write_settle` (PL/pgSQL, which sleeps) only when it must wait.
+    /// Waits until the database's clock has reached `stamp` (see the type's comment), just before
+    /// the transaction commits, in the COMMIT's round trip: one reading of the clock in plain SQL,
+    /// and `todo_write_reach` (PL/pgSQL, which sleeps) only when the stamp is ahead of it.
     static func settle(_ connection: PostgresConnection, after stamp: Int64) {
         connection.runBeforeCommit(settleSQL, [.int(stamp)])
     }
 
-    static let settleSQL = "SELECT CASE WHEN todo_clock_ms() > $1 THEN 0 ELSE todo_write_settle($1) END"
+    static let settleSQL = "SELECT CASE WHEN todo_clock_ms() >= $1 THEN 0 ELSE todo_write_reach($1) END"
 
-    /// The bound of a query's answer: rows with an updatedAt below it. Run outside a transaction:
-    /// the gate is let go when this statement's own transaction ends (a lock held by a session
-    /// could outlive a cancelled statement and close the gate for good).
+    /// The bound of a query's answer: rows with an updatedAt below it (see the type's comment). Run
+    /// outside a transaction: the gate is let go when each statement's own transaction ends (a
+    /// lock held by a session could outlive a cancelled statement and close the gate for good). A
+    /// newest stamp far ahead of the clock (rows copied from a server whose clock ran ahead) is
+    /// not waited for: those rows are answered once the clock has passed them, as writes resume.
     static func visibleBound(_ connection: PostgresConnection, _ tableKey: String) throws -> Int64 {
-        try connection.query("SELECT todo_read_gate($1)", [.int(key(tableKey))])[0].decode(0)
+        let gate = key(tableKey)
+        let row = try connection.query("SELECT now_ms, newest FROM todo_query_gate($1, $2)", [.int(gate), .text(tableKey)])[0]
+        let now = try row.decode(0, as: Int64.self)
+        guard let newest = try row.decode(1, as: Int64?.self), newest >= now, newest - now <= maximumSettleMilliseconds else {
+            return now
+        }
+        return try connection.query("SELECT todo_query_gate_after($1, $2)", [.int(gate), .int(newest)])[0].decode(0)
     }
 }
