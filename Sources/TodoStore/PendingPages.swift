@@ -61,12 +61,13 @@ extension Store {
         return listed.compactMap { $0.hasPrefix(kind.prefix) ? Int($0.dropFirst(kind.prefix.count)) : nil }.sorted()
     }
 
-    /// The names on one page, in queue order. A damaged page is an error naming it and `doctor`,
-    /// which rebuilds it (lines may have been printed: the walk cannot go back to a sort).
+    /// The names on one page, in queue order. A damaged page is an error naming it (its hint:
+    /// remove it, or run `doctor`, which rebuilds it); lines may have been printed, so the walk
+    /// cannot go back to a sort.
     public func queuePage(_ kind: QueuePages, _ number: Int) throws(StoreError) -> [OperationFileName] {
         let path = PendingIndex.directory + "/" + kind.prefix + pad(number, 7)
         guard let names = PendingIndex.names(path, in: self) else {
-            throw .corrupt(path: displayPath(path), reason: "a damaged page of the index of pending operations; 'todo doctor' rebuilds it")
+            throw .corrupt(path: displayPath(path), reason: "a damaged page of the index of pending operations, derived data")
         }
         return names.compactMap { OperationFileName(parsing: $0) }.sorted { $0.sequence < $1.sequence }
     }

@@ -85,7 +85,7 @@ import TodoTestSupport
         }
     }
 
-    /// A damaged page is an error naming it and `todo doctor`; doctor reports it and rebuilds.
+    /// A damaged page is an error naming it, with `todo doctor` in its hint; doctor reports it and rebuilds.
     @Test(arguments: ["queue-0000000", "items-0000001"])
     func aDamagedPageNamesDoctor(_ page: String) throws {
         let (dir, cli) = try Self.store()
@@ -96,7 +96,8 @@ import TodoTestSupport
         // Written in place: the index's stamp still matches the operations folder.
         try "{\"operations\": [".write(toFile: path, atomically: false, encoding: .utf8)
         let r = cli.run(page.hasPrefix("queue") ? "log" : "diff")
-        #expect(r.code != 0 && r.err.contains(".todo/cache/pending/\(page): a damaged page of the index of pending operations; 'todo doctor' rebuilds it"), "\(r)")
+        #expect(r.code != 0 && r.err.contains(".todo/cache/pending/\(page): a damaged page of the index of pending operations, derived data"), "\(r)")
+        #expect(r.err.contains("restore or remove that file, then run 'todo doctor'"), "\(r)")
         let doctor = cli.run("doctor")
         #expect(doctor.out.contains(page), "\(doctor)")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == good)
