@@ -137,8 +137,9 @@ public final class RunSorter {
 
     /// Removes the run folders (`sort-<pid>-<n>` holding only `run-<k>` files) of processes that
     /// are gone: a command killed mid-sort cannot remove its own. A live process (or one of
-    /// another user, EPERM) keeps its folder; anything else in `base` is not touched.
-    static func sweepDeadRuns(in base: String) {
+    /// another user, EPERM) keeps its folder; anything else in `base` is not touched. Each new
+    /// sort sweeps its folder first; a command that may walk without sorting calls it too.
+    public static func sweepDeadRuns(in base: String) {
         guard let dir = opendir(base) else { return }
         var stale: [String] = []
         while let entry = readdir(dir) {

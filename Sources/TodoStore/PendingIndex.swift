@@ -10,6 +10,8 @@ import TodoModel
 ///   of its items' operation files; a bucket with none has no file.
 /// - `deletes`: the same for every pending delete: the ids that have operations but no item
 ///   file, which short ids must know (`knownIDKeys`).
+/// - `queue-<k>` and `items-<k>`: the pages `log` and `diff` walk in queue order without sorting
+///   the queue (`PendingPages`).
 /// - `stamp`: the operations folder's stat stamp when the index last matched its listing.
 ///
 /// Trust: adding, removing or renaming a file in a folder moves the folder's mtime and ctime, and
@@ -25,7 +27,8 @@ enum PendingIndex {
     static let directory = StoreLayout.cacheDirectory + "/pending"
     static let stampFile = directory + "/stamp"
     static let deletesFile = directory + "/deletes"
-    static let stampHeader = "todo pending stamp 1"
+    /// 2: with the pages of the queue (an index of version 1 has none, and is stale).
+    static let stampHeader = "todo pending stamp 2"
 
     /// FNV-1a of `<table>.<enc>`: where an item's operation names are kept.
     static func bucket(table: String, encodedID: String) -> Int {
@@ -92,18 +95,37 @@ enum PendingIndex {
         else { return false }
         let prefix = StoreLayout.operationsDirectory + "/"
         var changes: [String: (added: Set<String>, removed: Set<String>)] = [:]
+        var items: [String: (table: String, encodedID: String, added: Set<String>, removed: Set<String>)] = [:]
         for (path, content) in tx.staged where path.hasPrefix(prefix) {
             let name = String(path.dropFirst(prefix.count))
             guard let parsed = OperationFileName(parsing: name) else { continue }
-            var targets = [bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID))]
+            var targets = [bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID)), queuePage(parsed.sequence)]
             if parsed.kind == .delete { targets.append(deletesFile) }
             for target in targets {
                 if content == nil { changes[target, default: ([], [])].removed.insert(name) } else { changes[target, default: ([], [])].added.insert(name) }
             }
+            let item = itemKey(parsed)
+            if items[item] == nil { items[item] = (parsed.table, parsed.encodedID, [], []) }
+            if content == nil { items[item]!.removed.insert(name) } else { items[item]!.added.insert(name) }
+        }
+        var read: [String: [String]] = [:]
+        func current(_ path: String) -> [String]? {
+            if let known = read[path] { return known }
+            let names = names(path, in: store)
+            read[path] = names
+            return names
+        }
+        // An item's names move to the page of its first operation after the change.
+        for item in items.values {
+            guard let bucketNames = current(bucketPath(bucket(table: item.table, encodedID: item.encodedID))) else { return false }
+            let before = bucketNames.filter { OperationFileName(parsing: $0).map { $0.table == item.table && $0.encodedID == item.encodedID } ?? false }
+            let after = Set(before).subtracting(item.removed).union(item.added)
+            if let first = firstSequence(before) { changes[itemsPage(first), default: ([], [])].removed.formUnion(before) }
+            if let first = firstSequence(after) { changes[itemsPage(first), default: ([], [])].added.formUnion(after) }
         }
         var staged: [(String, [String])] = []
         for (path, change) in changes {
-            guard let current = names(path, in: store) else { return false }  // damaged: rebuilt from a listing later
+            guard let current = current(path) else { return false }  // damaged: rebuilt from a listing later
             staged.append((path, Array(Set(current).subtracting(change.removed).union(change.added))))
         }
         for (path, names) in staged {
@@ -135,12 +157,7 @@ enum PendingIndex {
         guard store.isWritable, let folder else { return }
         let fs = store.fs
         let dir = store.layout.absolute(directory)
-        var buckets: [String: [String]] = [:]
-        for name in listed {
-            guard let parsed = OperationFileName(parsing: name) else { continue }
-            buckets[bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID)), default: []].append(name)
-            if parsed.kind == .delete { buckets[deletesFile, default: []].append(name) }
-        }
+        let buckets = expectedFiles(listed)
         do throws(FileSystemError) {
             try CacheFolder.prepare(store)
             try fs.createDirectory(dir)
@@ -182,12 +199,7 @@ extension PendingIndex {
             rebuild(store, names: listed, folder: folder)
             return []
         }
-        var expected: [String: Set<String>] = [:]
-        for name in listed {
-            guard let parsed = OperationFileName(parsing: name) else { continue }
-            expected[bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID)), default: []].insert(name)
-            if parsed.kind == .delete { expected[deletesFile, default: []].insert(name) }
-        }
+        let expected = expectedFiles(listed).mapValues(Set.init)
         let existing = ((try? store.fs.listDirectory(store.layout.absolute(directory))) ?? nil)?
             .map { directory + "/" + $0 }.filter { $0 != stampFile && !StoreLayout.isLeftover($0.lastPathComponent) } ?? []
         let rebuilt = store.isWritable
@@ -219,5 +231,11 @@ extension Store {
         let tmp = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         folders.append(tmp)
         return folders
+    }
+
+    /// Removes what sorts killed mid-way left in `.todo/cache` (`RunSorter.sweepDeadRuns`): only
+    /// a later sort would, and `diff` and `log` walk the index's pages without one.
+    public func sweepDeadSorts() {
+        RunSorter.sweepDeadRuns(in: layout.absolute(StoreLayout.cacheDirectory))
     }
 }

@@ -33,6 +33,7 @@ struct DiffCommand: Command {
         let store = try StoreAccess.open(ctx, writable: false, command: name)
         try StoreAccess.read(store, ctx, quiet: true) { s throws(CLIError) in
             try StoreAccess.startStreaming(ctx)
+            s.sweepDeadSorts()
             let onlyTable = (options.table != nil || idArg != nil) ? try StoreAccess.table(options.table, s, create: false) : nil
             let id = try idArg.map { (arg: String) throws(CLIError) in try StoreAccess.resolveID(arg, table: onlyTable!, in: s) }
             var count = 0
@@ -76,11 +77,13 @@ struct DiffEntry {
     var base: Item? { conflict?.base ?? operations.first?.base ?? (operations.isEmpty ? written : nil) }
 
     /// Every item's entry, in queue order of its first operation, then conflicts without
-    /// operations, then items edited by hand with nothing pending. The queue's file names are
-    /// sorted on disk by item (`RunSorter`), each item's names then by its first sequence; each
+    /// operations, then items edited by hand with nothing pending. While the index of pending
+    /// operations vouches for the queue, its `items` pages give that order without a sort, so
+    /// the first entry comes at once (`Store.queuePages`); otherwise the queue's file names are
+    /// sorted on disk by item (`RunSorter`), each item's names then by its first sequence. Each
     /// item's operations, conflict and file are read when its turn comes and dropped after it:
-    /// O(n log n) and flat memory (it listed the operations folder once per item, O(n²): 32 s for
-    /// 8,000; then held every operation).
+    /// O(n log n) at worst and flat memory (it listed the operations folder once per item, O(n²):
+    /// 32 s for 8,000; then held every operation; then sorted 100,000 names before the first).
     static func each(_ store: Store, table: String?, id: String?, _ body: (DiffEntry) throws(CLIError) -> Void) throws(CLIError) {
         /// An item's entry from its operations (nil: read them by id) and conflict.
         func emit(_ t: String, _ i: String, _ ops: [PendingOperation]?, _ conflict: Conflict?) throws(CLIError) {
@@ -99,48 +102,72 @@ struct DiffEntry {
         }
         func key(_ table: String, _ encoded: String) -> String { "\(table)/\(encoded)" }
         var conflicts: [String: Conflict] = [:]
-        var withOperations = Set<String>()
-        let items: RunSorter
+        var walked = WalkedItems()
         do throws(StoreError) {
             for c in try store.conflicts() where table == nil || c.table == table { conflicts[key(c.table, IDEncoding.fileName(for: c.id))] = c }
-            items = try queueByItem(store, table: table, withOperations: &withOperations)
         } catch { throw .store(error) }
-        var failure: CLIError?
-        do {
-            try items.sorted { record in
-                do throws(CLIError) {
-                    var ops: [PendingOperation] = []
-                    do throws(StoreError) {
-                        for text in record.payload.split(separator: 10) {
-                            if let name = OperationFileName(parsing: String(decoding: text, as: UTF8.self)), let op = try store.operation(name) { ops.append(op) }
-                        }
-                    } catch { throw .store(error) }
-                    guard let first = ops.first else { return true }
-                    try emit(first.table, first.id, ops, conflicts[key(first.table, IDEncoding.fileName(for: first.id))])
-                    return true
-                } catch {
-                    failure = error
-                    return false
+        /// One item's turn: its names read in queue order.
+        func item(_ names: [OperationFileName]) throws(CLIError) {
+            var ops: [PendingOperation] = []
+            do throws(StoreError) {
+                for name in names { if let op = try store.operation(name) { ops.append(op) } }
+            } catch { throw .store(error) }
+            guard let first = ops.first else { return }
+            try emit(first.table, first.id, ops, conflicts[key(first.table, IDEncoding.fileName(for: first.id))])
+        }
+        if let pages = store.queuePages(.items) {
+            for page in pages {
+                let names: [OperationFileName]
+                do { names = try store.queuePage(.items, page) } catch { throw .store(error) }
+                var order: [String] = []
+                var groups: [String: [OperationFileName]] = [:]
+                for name in names where table == nil || name.table == table {
+                    let k = key(name.table, name.encodedID)
+                    if groups[k] == nil { order.append(k) }
+                    groups[k, default: []].append(name)
+                }
+                for k in order {
+                    walked.insert(k)
+                    try item(groups[k]!)
                 }
             }
-        } catch { throw .store(.io(error)) }
-        if let failure { throw failure }
-        for (k, c) in conflicts.sorted(by: { $0.key < $1.key }) where !withOperations.contains(k) {
+        } else {
+            let items: RunSorter
+            do { items = try queueByItem(store, table: table, walked: &walked) } catch { throw .store(error) }
+            var failure: CLIError?
+            do {
+                try items.sorted { record in
+                    do throws(CLIError) {
+                        try item(record.payload.split(separator: 10).compactMap { OperationFileName(parsing: String(decoding: $0, as: UTF8.self)) })
+                        return true
+                    } catch {
+                        failure = error
+                        return false
+                    }
+                }
+            } catch { throw .store(.io(error)) }
+            if let failure { throw failure }
+        }
+        walked.finish()
+        var shownConflicts = Set<String>()
+        for (k, c) in conflicts.sorted(by: { $0.key < $1.key }) where !walked.contains(k) {
             try emit(c.table, c.id, [], c)
-            withOperations.insert(k)
+            shownConflicts.insert(k)
         }
         // Then items edited by hand with no pending change (the store may be scanned here).
         let edits: [HandEdit]
         do {
-            edits = try store.handEditsWithoutOperations(table: table) { t, encoded in withOperations.contains(key(t, encoded)) }
+            edits = try store.handEditsWithoutOperations(table: table) { t, encoded in
+                walked.contains(key(t, encoded)) || shownConflicts.contains(key(t, encoded))
+            }
         } catch { throw .store(error) }
         for e in edits { try emit(e.table, e.id, [], nil) }
     }
 
     /// The queue's names grouped by item, in the order of each item's first operation: a sort by
     /// (item, sequence), whose merge gathers each item's names (joined by newlines) into a sort
-    /// by first sequence. `withOperations` gets every item that has some.
-    private static func queueByItem(_ store: Store, table: String?, withOperations: inout Set<String>) throws(StoreError) -> RunSorter {
+    /// by first sequence. `walked` gets every item that has some.
+    private static func queueByItem(_ store: Store, table: String?, walked: inout WalkedItems) throws(StoreError) -> RunSorter {
         let folders = store.scratchFolders(environment: [:])
         let byItem = RunSorter(folders: folders)
         let byFirst = RunSorter(folders: folders)
@@ -153,7 +180,7 @@ struct DiffEntry {
         var failure: FileSystemError?
         func flush() {
             guard let g = group, failure == nil else { return }
-            withOperations.insert(String(decoding: g.item, as: UTF8.self))
+            walked.insert(String(decoding: g.item, as: UTF8.self))
             do throws(FileSystemError) { try byFirst.add(key: g.first, payload: g.names) } catch { failure = error }
         }
         do {

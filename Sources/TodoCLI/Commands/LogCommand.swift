@@ -15,62 +15,40 @@ struct LogCommand: Command {
 
     typealias Options = TableJSONOptions
 
-    /// Streams in flat memory at any queue length: the queue's file names go through a sort by
-    /// sequence on disk (`RunSorter`), and each operation is read, printed and dropped in turn;
-    /// short ids come from a sort by id with every id of the tables shown (`ShortIDSort`).
+    /// Streams in flat memory at any queue length. While the index of pending operations vouches
+    /// for the queue, its pages give the queue order and the first line comes at once
+    /// (`LogPages`); otherwise the queue's file names go through a sort by sequence on disk
+    /// (`RunSorter`). Each operation is read, printed and dropped in turn; short ids come from the
+    /// index of ids, or from a sort by id with every id of the tables shown (`ShortIDSort`).
     /// `--json` is written one element at a time, in the bytes one `canonicalBytes` gave.
     static func run(_ options: Options, _ ctx: CommandContext) throws(CLIError) -> Int32 {
         let store = try StoreAccess.open(ctx, writable: false, command: name)
         try StoreAccess.read(store, ctx) { s throws(CLIError) in
             try StoreAccess.startStreaming(ctx)
+            s.sweepDeadSorts()
             let table = try options.table.map { t throws(CLIError) in try StoreAccess.table(t, s, create: false) }
             let json = options.json
-            let budget = ctx.environment["TODO_TEST_SORT_BUDGET"].flatMap { Int($0) } ?? 8 << 20
-            let folders = s.scratchFolders(environment: ctx.environment)
-            let queue = RunSorter(budget: budget, folders: folders)
             var receiptShown: [Int: Int] = [:]
             let receipts: [Receipt]
-            do throws(StoreError) {
-                receipts = try s.receipts().filter { table == nil || $0.table == table }
-                if json {
-                    try s.forEachOperationName { name throws(StoreError) in
-                        guard table == nil || name.table == table else { return }
-                        try io { () throws(FileSystemError) in try queue.add(key: sequenceKey(name.sequence), payload: Array(name.name.utf8)) }
-                    }
-                } else {
-                    if try !shortIDsFromIndex(s, table: table, receipts: receipts, queue: queue, receiptShown: &receiptShown) {
-                        try shortIDs(s, table: table, receipts: receipts, budget: budget, folders: folders, queue: queue, receiptShown: &receiptShown)
-                    }
-                }
-            } catch { throw .store(error) }
+            do throws(StoreError) { receipts = try s.receipts().filter { table == nil || $0.table == table } } catch { throw .store(error) }
             if json { ctx.console.outRaw(Array("{\n  \"pending\": ".utf8)) }
             var shown = 0
-            var failure: StoreError?
-            do throws(FileSystemError) {
-                try queue.sorted { record in
-                    let length = json ? 0 : Int(record.payload[0]) << 8 | Int(record.payload[1])
-                    let text = String(decoding: record.payload.dropFirst(json ? 0 : 2), as: UTF8.self)
-                    let op: PendingOperation
-                    do throws(StoreError) {
-                        guard let name = OperationFileName(parsing: text), let read = try s.operation(name) else { return true }
-                        op = read
-                    } catch {
-                        failure = error
-                        return false
-                    }
-                    if json {
-                        ctx.console.outRaw(Array((shown == 0 ? "[\n    " : ",\n    ").utf8) + JSONOutput.operation(op).canonicalBytes(nestedAt: 2))
-                    } else {
-                        if shown == 0 { ctx.console.out("Pending operations (queue order):") }
-                        var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(ShortIDSort.shortID(op.id, shown: length))  \(summary(op))"
-                        if op.isSealed { line += "  (sent, awaiting confirmation)" }
-                        ctx.console.out(line)
-                    }
-                    shown += 1
-                    return true
+            func emit(_ op: PendingOperation, _ length: Int) {
+                if json {
+                    ctx.console.outRaw(Array((shown == 0 ? "[\n    " : ",\n    ").utf8) + JSONOutput.operation(op).canonicalBytes(nestedAt: 2))
+                } else {
+                    if shown == 0 { ctx.console.out("Pending operations (queue order):") }
+                    var line = "  #\(op.sequence)  \(op.kind.rawValue)  \(op.table)  \(ShortIDSort.shortID(op.id, shown: length))  \(summary(op))"
+                    if op.isSealed { line += "  (sent, awaiting confirmation)" }
+                    ctx.console.out(line)
                 }
-            } catch { throw .store(.io(error)) }
-            if let failure { throw .store(failure) }
+                shown += 1
+            }
+            let paged: Bool
+            do throws(StoreError) {
+                paged = try LogPages.walk(s, table: table, json: json, receipts: receipts, receiptShown: &receiptShown, emit)
+                if !paged { try sorted(s, table: table, json: json, receipts: receipts, receiptShown: &receiptShown, ctx, emit) }
+            } catch { throw .store(error) }
             let newestFirst = Array(receipts.enumerated().reversed())
             if json {
                 ctx.console.outRaw(Array((shown == 0 ? "[]" : "\n  ]").utf8))
@@ -87,6 +65,39 @@ struct LogCommand: Command {
             }
         }
         return ExitCode.ok
+    }
+
+    /// The queue through a sort by sequence on disk: when the index of pending operations does not
+    /// vouch for the folder (a store just pulled or cloned, or changed by hand).
+    private static func sorted(_ s: Store, table: String?, json: Bool, receipts: [Receipt], receiptShown: inout [Int: Int],
+                               _ ctx: CommandContext, _ emit: (PendingOperation, Int) -> Void) throws(StoreError) {
+        let budget = ctx.environment["TODO_TEST_SORT_BUDGET"].flatMap { Int($0) } ?? 8 << 20
+        let folders = s.scratchFolders(environment: ctx.environment)
+        let queue = RunSorter(budget: budget, folders: folders)
+        if json {
+            try s.forEachOperationName { name throws(StoreError) in
+                guard table == nil || name.table == table else { return }
+                try io { () throws(FileSystemError) in try queue.add(key: sequenceKey(name.sequence), payload: Array(name.name.utf8)) }
+            }
+        } else if try !shortIDsFromIndex(s, table: table, receipts: receipts, queue: queue, receiptShown: &receiptShown) {
+            try shortIDs(s, table: table, receipts: receipts, budget: budget, folders: folders, queue: queue, receiptShown: &receiptShown)
+        }
+        var failure: StoreError?
+        try io { () throws(FileSystemError) in
+            try queue.sorted { record in
+                let length = json ? 0 : Int(record.payload[0]) << 8 | Int(record.payload[1])
+                let text = String(decoding: record.payload.dropFirst(json ? 0 : 2), as: UTF8.self)
+                do throws(StoreError) {
+                    guard let name = OperationFileName(parsing: text), let op = try s.operation(name) else { return true }
+                    emit(op, length)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// Short ids from the index of ids (`Store.sharedPrefixLengths`) when every table shown has a
@@ -131,7 +142,7 @@ struct LogCommand: Command {
     static let indexLimit = 10_000
 
     /// The id's key of an operation file: from its name, or from the file for a hashed name.
-    private static func idKey(of name: OperationFileName, in s: Store) throws(StoreError) -> String? {
+    static func idKey(of name: OperationFileName, in s: Store) throws(StoreError) -> String? {
         if let key = IDEncoding.decode(name.encodedID) { return key }
         return try s.operation(name).map { ItemID.key($0.id) }
     }

@@ -61,7 +61,9 @@ import TodoTestSupport
             #expect(r.code == 0 && r.err == "", "\(args): \(r)")
             let opReads = fs.reads(containing: "/.todo/operations/")
             #expect(opReads.count == Self.n && Set(opReads).count == Self.n, "\(args): \(opReads.count) reads of \(Self.n) operation files")
-            #expect(fs.lists(endingWith: "/.todo/operations") == 1, "\(args)")
+            // The adds kept the index of pending operations: its pages give the queue, unlisted (issue 21
+            // item 4); but `log` in words, with no index of ids, sorts every id for the short ids, and the queue with them.
+            #expect(fs.lists(endingWith: "/.todo/operations") == (args == ["log"] ? 1 : 0), "\(args)")
             if args[0] == "diff" {
                 let synced = fs.reads(containing: "/items/synced-")
                 #expect(synced.count == 40 && Set(synced).count == 40, "each item without operations read once: \(synced.count)")

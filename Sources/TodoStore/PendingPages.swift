@@ -1,0 +1,82 @@
+import TodoBasics
+
+/// The queue in pages, part of the index of pending operations (`PendingIndex`), so that `log`
+/// and `diff` print their first line at once and walk a queue of a million operations without
+/// sorting it (issue 21 item 4; they sorted every name first: 0.7 s of CPU at 100,000).
+///
+/// Operation numbers only grow, so a page per thousand numbers, read in the pages' order and
+/// sorted within, is the queue order:
+/// - `queue-<k>`: the names of the operations numbered 1000·k … 1000·k + 999 (`log`);
+/// - `items-<k>`: the names of every operation of the items whose *first* operation has such a
+///   number (`diff`, which shows items in the order of their first operation).
+/// Same format, trust and upkeep as the buckets: derived from the listing, used only while the
+/// index vouches for the operations folder, checked and rebuilt by `doctor`.
+extension PendingIndex {
+    static let pageSize = 1000
+    static let queuePrefix = "queue-"
+    static let itemsPrefix = "items-"
+
+    static func queuePage(_ sequence: Int) -> String { directory + "/" + queuePrefix + pad(sequence / pageSize, 7) }
+    static func itemsPage(_ firstSequence: Int) -> String { directory + "/" + itemsPrefix + pad(firstSequence / pageSize, 7) }
+
+    static func itemKey(_ name: OperationFileName) -> String { name.table + "/" + name.encodedID }
+
+    static func firstSequence<S: Sequence<String>>(_ names: S) -> Int? {
+        names.compactMap { OperationFileName(parsing: $0)?.sequence }.min()
+    }
+
+    /// Every file of the index a listing of the operations folder makes, with its names.
+    static func expectedFiles(_ listed: [String]) -> [String: [String]] {
+        var files: [String: [String]] = [:]
+        var first: [String: Int] = [:]
+        var parsed: [(String, OperationFileName)] = []
+        for name in listed {
+            guard let p = OperationFileName(parsing: name) else { continue }
+            files[bucketPath(bucket(table: p.table, encodedID: p.encodedID)), default: []].append(name)
+            if p.kind == .delete { files[deletesFile, default: []].append(name) }
+            files[queuePage(p.sequence), default: []].append(name)
+            first[itemKey(p)] = min(first[itemKey(p)] ?? p.sequence, p.sequence)
+            parsed.append((name, p))
+        }
+        for (name, p) in parsed { files[itemsPage(first[itemKey(p)]!), default: []].append(name) }
+        return files
+    }
+}
+
+/// Which pages of the queue: by operation (`log`) or by item's first operation (`diff`).
+public enum QueuePages: Sendable {
+    case operations, items
+
+    var prefix: String { self == .operations ? PendingIndex.queuePrefix : PendingIndex.itemsPrefix }
+}
+
+extension Store {
+    /// The numbers of the queue's pages in order, when the index of pending operations vouches
+    /// for the operations folder as it is now; nil otherwise (list the folder then). A listing of
+    /// the index's folder: about 3,000 names at a million operations.
+    public func queuePages(_ kind: QueuePages) -> [Int]? {
+        guard let stamp = PendingIndex.vouchedStamp(self),
+              let listed = (try? fs.listDirectory(layout.absolute(PendingIndex.directory))) ?? nil
+        else { return nil }
+        return listed.compactMap { $0.hasPrefix(kind.prefix) ? Int($0.dropFirst(kind.prefix.count)) : nil }.sorted()
+    }
+
+    /// The names on one page, in queue order. A damaged page is an error naming it (its hint:
+    /// remove it, or run `doctor`, which rebuilds it); lines may have been printed, so the walk
+    /// cannot go back to a sort.
+    public func queuePage(_ kind: QueuePages, _ number: Int) throws(StoreError) -> [OperationFileName] {
+        let path = PendingIndex.directory + "/" + kind.prefix + pad(number, 7)
+        guard let names = PendingIndex.names(path, in: self) else {
+            throw .corrupt(path: displayPath(path), reason: "a damaged page of the index of pending operations, derived data")
+        }
+        return names.compactMap { OperationFileName(parsing: $0) }.sorted { $0.sequence < $1.sequence }
+    }
+
+    /// Whether the item has pending operations, from the index's bucket (nil: no vouching index).
+    public func hasIndexedOperations(table: String, encodedID: String) -> Bool? {
+        guard PendingIndex.vouchedStamp(self) != nil,
+              let names = PendingIndex.names(PendingIndex.bucketPath(PendingIndex.bucket(table: table, encodedID: encodedID)), in: self)
+        else { return nil }
+        return names.contains { OperationFileName(parsing: $0).map { $0.table == table && $0.encodedID == encodedID } ?? false }
+    }
+}

@@ -1,0 +1,73 @@
+import Testing
+import TodoBasics
+import TodoModel
+import TodoTestSupport
+@testable import TodoStore
+
+/// Issue 21 item 4: the pages of the queue in the index of pending operations (`PendingPages`)
+/// kept by each commit of a local change are the pages a listing makes: `queue-<k>` by each
+/// operation's number, `items-<k>` by the number of its item's first operation, so an item moves
+/// to a later page when its first operation leaves the queue (a push) and a page with no names
+/// has no file.
+@Suite struct PendingPagesTests {
+    static func op(_ sequence: Int, _ id: String, _ kind: PendingOperation.Kind) -> PendingOperation {
+        let item = Item(id: id, fields: ["text": .string("\(id) \(sequence)")])
+        return PendingOperation(sequence: sequence, table: "todoitem", id: id, kind: kind, item: item,
+                                base: kind == .insert ? nil : item, queuedAt: "2024-05-01T09:00:01.000Z")
+    }
+
+    static func names(_ store: Store, _ kind: QueuePages, _ page: Int) throws -> [Int] {
+        try store.queuePage(kind, page).map(\.sequence)
+    }
+
+    @Test func commitsKeepThePagesAListingMakes() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let store = try makeStore(dir)
+        store.keepsPendingIndex = true
+        func commit(put: [PendingOperation], remove: [PendingOperation] = []) throws {
+            _ = try store.operations(table: "todoitem", id: "z")  // a local change looks its item up first
+            var tx = try store.transaction()
+            for op in put {
+                tx.putItem(op.item, table: op.table)
+                tx.putOperation(op)
+            }
+            for op in remove { tx.remove(store.layout.operation(op)) }
+            try store.commit(tx)
+            #expect(PendingIndex.vouchedStamp(store) != nil, "the commit kept the index")
+            #expect(PendingIndex.check(store).isEmpty, "the kept pages are the listing's")
+        }
+        let (a1, b, c, a2) = (Self.op(998, "a", .insert), Self.op(999, "b", .insert), Self.op(1001, "c", .insert), Self.op(1003, "a", .update))
+        try commit(put: [a1, b])
+        try commit(put: [c, a2])
+        #expect(store.queuePages(.operations) == [0, 1] && store.queuePages(.items) == [0, 1])
+        #expect(try Self.names(store, .operations, 0) == [998, 999] && Self.names(store, .operations, 1) == [1001, 1003])
+        #expect(try Self.names(store, .items, 0) == [998, 999, 1003], "a's update goes with its insert")
+        #expect(try Self.names(store, .items, 1) == [1001])
+        try commit(put: [], remove: [a1])  // a's insert confirmed
+        #expect(try Self.names(store, .items, 0) == [999])
+        #expect(try Self.names(store, .items, 1) == [1001, 1003], "a now starts at 1003")
+        try commit(put: [], remove: [b])
+        #expect(store.queuePages(.operations) == [1] && store.queuePages(.items) == [1], "emptied pages are removed")
+    }
+
+    /// A rebuild from a listing (what doctor and a writer with a stale index do) makes the same pages.
+    @Test func aRebuildMakesTheSamePages() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let store = try makeStore(dir)
+        var tx = try store.transaction()
+        for op in [Self.op(5, "a", .insert), Self.op(2_500, "b", .insert), Self.op(2_501, "a", .update), Self.op(7_000, "c", .delete)] {
+            tx.putItem(op.item, table: op.table)
+            tx.putOperation(op)
+        }
+        try store.commit(tx)
+        #expect(store.queuePages(.operations) == nil, "nothing vouches yet")
+        let folder = store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory))
+        PendingIndex.rebuild(store, names: try store.list(StoreLayout.operationsDirectory), folder: folder)
+        #expect(store.queuePages(.operations) == [0, 2, 7] && store.queuePages(.items) == [0, 2, 7])
+        #expect(try Self.names(store, .items, 0) == [5, 2_501])
+        #expect(try Self.names(store, .operations, 2) == [2_500, 2_501])
+        #expect(PendingIndex.names(PendingIndex.deletesFile, in: store) == ["0000007000.delete.todoitem.c.json"])
+    }
+}
