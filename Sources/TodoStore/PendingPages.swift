@@ -69,7 +69,11 @@ extension Store {
         guard let names = PendingIndex.names(path, in: self) else {
             throw .corrupt(path: displayPath(path), reason: "a damaged page of the index of pending operations, derived data")
         }
-        return names.compactMap { OperationFileName(parsing: $0) }.sorted { $0.sequence < $1.sequence }
+        // Refused as in a listing: a misnamed file would be read by todo's name, find nothing, and
+        // be skipped (the index is rebuilt from the folder as it is, misnamed files and all).
+        var parsed: [OperationFileName] = []
+        for name in names where OperationFileName(parsing: name) != nil { parsed.append(try operationName(listed: name)) }
+        return parsed.sorted { $0.sequence < $1.sequence }
     }
 
     /// Whether the item has pending operations, from the index's bucket (nil: no vouching index).

@@ -37,6 +37,20 @@ import TodoTestSupport
         #expect(changedPaths(snapshot(dir.path), before) == [], "\(args) changed the store")
     }
 
+    /// The same once `doctor` has rebuilt the index of pending operations with the misnamed file
+    /// in it: `log` and `diff` then walk the index's pages, which must refuse it too.
+    @Test(arguments: [["log"], ["log", "--json"], ["diff"], ["diff", "--json"], ["status"], ["show", "milk"]])
+    func theIndexRebuiltWithItIsRefusedToo(_ args: [String]) throws {
+        let (dir, cli, written, renamed) = try storeWithMisnamedOperation()
+        defer { dir.remove() }
+        #expect(cli.run("doctor").code == 1)
+        #expect(LocalFileSystem().fileExists(dir.path + "/.todo/cache/pending/stamp"), "doctor rebuilt the index")
+        let result = cli.run(args)
+        #expect(result.code != 0, "\(args): \(result)")
+        #expect(result.err.contains("error: .todo/operations/\(renamed): not named as todo names its operations\n"), "\(args): \(result)")
+        #expect(result.err.contains("hint: rename it to \(written)"), "\(args): \(result)")
+    }
+
     /// A store with one pending insert whose file is renamed without its leading zeros; the
     /// name todo wrote and the new one.
     private func storeWithMisnamedOperation() throws -> (TempDirectory, CLIHarness, written: String, renamed: String) {
