@@ -196,54 +196,25 @@ struct NumberingPass {
 }
 
 /// A bucket of the index of ids read as bytes, as `IDIndex` writes it: `{"ids": ["<key>
-/// <number>", …]}` with any white space, no escape in any string. Anything else (an escape, a
-/// damaged file) is nil here, and left to the JSON parser.
+/// <number>", …]}` (`StringListScan`), keys in order, the number after the last space (`-` for
+/// none). Anything else (an escape, a damaged file) is nil here, and left to the JSON parser.
 enum BucketScan {
     static func entries(_ b: [UInt8]) -> [(key: Range<Int>, number: Int?)]? {
-        var i = 0
-        func skipSpace() { while i < b.count && (b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09) { i += 1 } }
-        func expect(_ text: String) -> Bool {
-            skipSpace()
-            for byte in text.utf8 {
-                guard i < b.count, b[i] == byte else { return false }
-                i += 1
-            }
-            return true
-        }
-        guard expect("{"), expect("\"ids\""), expect(":"), expect("[") else { return nil }
+        guard let strings = StringListScan.strings(b, member: "ids") else { return nil }
         var result: [(key: Range<Int>, number: Int?)] = []
-        result.reserveCapacity(IDIndex.bucketLimit)
-        skipSpace()
-        if i < b.count && b[i] == UInt8(ascii: "]") {
-            i += 1
-        } else {
-            while true {
-                guard expect("\"") else { return nil }
-                let start = i
-                var space = -1
-                while i < b.count && b[i] != UInt8(ascii: "\"") {
-                    guard b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 else { return nil }
-                    if b[i] == 0x20 { space = i }
-                    i += 1
-                }
-                guard i < b.count, space >= start else { return nil }
-                let key = start..<space, tail = b[(space + 1)..<i]
-                i += 1
-                var number: Int?
-                if !tail.elementsEqual([UInt8(ascii: "-")]) {
-                    guard let n = parseNumber(tail) else { return nil }
-                    number = n
-                }
-                if let last = result.last, !b[last.key].lexicographicallyPrecedes(b[key]) { return nil }
-                result.append((key, number))
-                if expect(",") { continue }
-                guard expect("]") else { return nil }
-                break
+        result.reserveCapacity(max(strings.count, IDIndex.bucketLimit))
+        for string in strings {
+            guard let space = b[string].lastIndex(of: 0x20) else { return nil }
+            let key = string.lowerBound..<space, tail = b[(space + 1)..<string.upperBound]
+            var number: Int?
+            if !tail.elementsEqual([UInt8(ascii: "-")]) {
+                guard let n = parseNumber(tail) else { return nil }
+                number = n
             }
+            if let last = result.last, !b[last.key].lexicographicallyPrecedes(b[key]) { return nil }
+            result.append((key, number))
         }
-        guard expect("}") else { return nil }
-        skipSpace()
-        return i == b.count ? result : nil
+        return result
     }
 
     /// As `ItemNumbers.parse`: decimal digits, no leading zero, at most 18.
