@@ -3,41 +3,57 @@
 /// escape or a control character or the file has another shape (the JSON parser then decides).
 /// Shared by `DirectoryScan` and `BucketScan`, which read what the strings say.
 enum StringListScan {
-    static func strings(_ b: [UInt8], member: String) -> [Range<Int>]? {
+    static func strings(_ bytes: [UInt8], member: String) -> [Range<Int>]? {
+        bytes.withUnsafeBufferPointer { strings($0, member: Array(member.utf8)) }
+    }
+
+    /// One pass over the bytes, with no closure capturing the position: at a million ids the
+    /// directory is 90 KB and a bucket 25 KB, read by every command that names an item.
+    private static func strings(_ b: UnsafeBufferPointer<UInt8>, member: [UInt8]) -> [Range<Int>]? {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         var i = 0
-        func skipSpace() { while i < b.count && (b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09) { i += 1 } }
-        func expect(_ text: String) -> Bool {
-            skipSpace()
-            for byte in text.utf8 {
-                guard i < b.count, b[i] == byte else { return false }
-                i += 1
-            }
-            return true
-        }
-        guard expect("{"), expect("\"" + member + "\""), expect(":"), expect("[") else { return nil }
-        var result: [Range<Int>] = []
-        skipSpace()
-        if i < b.count && b[i] == UInt8(ascii: "]") {
+        guard take(UInt8(ascii: "{"), b, &i), take(quote, b, &i) else { return nil }
+        for c in member {
+            guard i < b.count, b[i] == c else { return nil }
             i += 1
-        } else {
+        }
+        guard i < b.count, b[i] == quote else { return nil }
+        i += 1
+        guard take(UInt8(ascii: ":"), b, &i), take(UInt8(ascii: "["), b, &i) else { return nil }
+        var result: [Range<Int>] = []
+        if !take(UInt8(ascii: "]"), b, &i) {
             while true {
-                guard expect("\"") else { return nil }
+                guard take(quote, b, &i) else { return nil }
                 let start = i
-                while i < b.count && b[i] != UInt8(ascii: "\"") {
-                    guard b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 else { return nil }
+                while i < b.count {
+                    let c = b[i]
+                    if c == quote { break }
+                    guard c != backslash, c >= 0x20 else { return nil }
                     i += 1
                 }
                 guard i < b.count else { return nil }
                 result.append(start..<i)
                 i += 1
-                if expect(",") { continue }
-                guard expect("]") else { return nil }
+                if take(UInt8(ascii: ","), b, &i) { continue }
+                guard take(UInt8(ascii: "]"), b, &i) else { return nil }
                 break
             }
         }
-        guard expect("}") else { return nil }
-        skipSpace()
+        guard take(UInt8(ascii: "}"), b, &i) else { return nil }
+        skipSpace(b, &i)
         return i == b.count ? result : nil
+    }
+
+    @inline(__always) private static func skipSpace(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) {
+        while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+    }
+
+    /// Skips white space, then `c` if it is next.
+    @inline(__always) private static func take(_ c: UInt8, _ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Bool {
+        skipSpace(b, &i)
+        guard i < b.count, b[i] == c else { return false }
+        i += 1
+        return true
     }
 }
 
@@ -47,10 +63,13 @@ enum StringListScan {
 /// to turn into values; this takes a tenth of that. Anything else (an escape, a damaged file) is
 /// nil here, and left to the JSON parser, which decides.
 enum DirectoryScan {
-    static func buckets(_ b: [UInt8]) -> [(name: String, bound: String)]? {
+    static func buckets(_ b: [UInt8]) -> [(name: String, bound: String)]? { directory(b).map(Array.init) }
+
+    /// The directory as read, without a String per bucket (`BucketDirectory`).
+    static func directory(_ b: [UInt8]) -> BucketDirectory? {
         guard let strings = StringListScan.strings(b, member: "buckets"), !strings.isEmpty else { return nil }
-        var result: [(name: String, bound: String)] = []
-        result.reserveCapacity(strings.count)
+        var lines: [(name: Range<Int>, bound: Range<Int>)] = []
+        lines.reserveCapacity(strings.count)
         var lastBound: Range<Int>?
         for string in strings {
             guard let space = b[string].firstIndex(of: 0x20), space > string.lowerBound, space - string.lowerBound <= 9,
@@ -62,8 +81,63 @@ enum DirectoryScan {
                 guard bound.isEmpty else { return nil }
             }
             lastBound = bound
-            result.append((String(decoding: b[string.lowerBound..<space], as: UTF8.self), String(decoding: b[bound], as: UTF8.self)))
+            lines.append((string.lowerBound..<space, bound))
         }
-        return result
+        return BucketDirectory(bytes: b, lines: lines)
     }
+}
+
+/// The buckets of the index of ids in key order, as (name, bound), kept as the bytes they were
+/// read from: a lookup makes Strings of the few entries it touches and finds a key's bucket by
+/// comparing bytes. At 1,000,000 items the directory holds 1,953 buckets; a String of each name
+/// and bound, made and then freed, was 40% of the instructions of an `edit` (issue 21 item 3).
+struct BucketDirectory: RandomAccessCollection {
+    private let bytes: [UInt8]
+    private let lines: [(name: Range<Int>, bound: Range<Int>)]
+
+    fileprivate init(bytes: [UInt8], lines: [(name: Range<Int>, bound: Range<Int>)]) {
+        self.bytes = bytes
+        self.lines = lines
+    }
+
+    /// Buckets given as values (a commit's new directory, the JSON parser's reading).
+    init(_ buckets: [(name: String, bound: String)]) {
+        var bytes: [UInt8] = []
+        var lines: [(name: Range<Int>, bound: Range<Int>)] = []
+        lines.reserveCapacity(buckets.count)
+        for bucket in buckets {
+            let name = bytes.count..<(bytes.count + bucket.name.utf8.count)
+            bytes.append(contentsOf: bucket.name.utf8)
+            let bound = bytes.count..<(bytes.count + bucket.bound.utf8.count)
+            bytes.append(contentsOf: bucket.bound.utf8)
+            lines.append((name, bound))
+        }
+        self.bytes = bytes
+        self.lines = lines
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { lines.count }
+    subscript(i: Int) -> (name: String, bound: String) {
+        (String(decoding: bytes[lines[i].name], as: UTF8.self), String(decoding: bytes[lines[i].bound], as: UTF8.self))
+    }
+
+    /// The index of the bucket that holds `key`: the last whose bound is not after it, in
+    /// UTF-8 bytes (`IDIndex.precedes`).
+    func position(of key: String) -> Int {
+        var key = key
+        return key.withUTF8 { k in
+            bytes.withUnsafeBufferPointer { b in
+                var low = 0, high = lines.count - 1
+                while low < high {
+                    let mid = (low + high + 1) / 2
+                    if k.lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: b[lines[mid].bound])) { high = mid - 1 } else { low = mid }
+                }
+                return low
+            }
+        }
+    }
+
+    /// The largest bucket name, for the name of a split's new bucket.
+    var largestName: UInt32 { indices.compactMap { UInt32(self[$0].name) }.max() ?? 0 }
 }

@@ -63,16 +63,16 @@ enum IDIndex {
     }
 
     /// The buckets in order; nil when the file is missing or damaged.
-    static func buckets(_ table: String, in store: Store) -> [(name: String, bound: String)]? {
+    static func buckets(_ table: String, in store: Store) -> BucketDirectory? {
         if let known = store.idIndexMemo[table]?.buckets { return known }
         let found = readBuckets(table, in: store)
         store.idIndexMemo[table]?.buckets = found
         return found
     }
 
-    static func readBuckets(_ table: String, in store: Store) -> [(name: String, bound: String)]? {
+    static func readBuckets(_ table: String, in store: Store) -> BucketDirectory? {
         guard let bytes = (try? store.fs.readFile(store.layout.absolute(directoryFile(table)))) ?? nil else { return nil }
-        if let scanned = DirectoryScan.buckets(bytes) { return scanned }
+        if let scanned = DirectoryScan.directory(bytes) { return scanned }
         guard case .object(let object)? = try? JSONValue.parse(bytes), let list = object["buckets"]?.arrayValue,
               !list.isEmpty else { return nil }
         var result: [(name: String, bound: String)] = []
@@ -82,7 +82,7 @@ enum IDIndex {
             guard UInt32(name) != nil, result.last.map({ precedes($0.bound, bound) }) ?? bound.isEmpty else { return nil }
             result.append((name, bound))
         }
-        return result
+        return BucketDirectory(result)
     }
 
     /// A bucket's entries; [] when it has no file, nil when it is damaged or out of order.
@@ -174,7 +174,7 @@ enum IDIndex {
     /// which drops the memo at the next lookup.
     struct Memo {
         var stamp: [UInt8]
-        var buckets: [(name: String, bound: String)]??
+        var buckets: BucketDirectory??
         var entries: [String: [Entry]?] = [:]
         init(stamp: [UInt8]) { self.stamp = stamp }
     }
@@ -185,7 +185,7 @@ enum IDIndex {
     /// not vouch for the folders (or is damaged): the caller lists the items folder instead.
     static func neighbours(of key: String, table: String, in store: Store) -> (found: Entry?, before: Entry?, after: Entry?)? {
         guard isVouched(table, in: store), let buckets = buckets(table, in: store) else { return nil }
-        let home = position(of: key, in: buckets)
+        let home = buckets.position(of: key)
         guard let entries = entries(table, buckets[home].name, in: store) else { return nil }
         let point = insertionPoint(of: key, in: entries)
         let found = point < entries.count && entries[point].key == key ? entries[point] : nil
@@ -212,7 +212,7 @@ enum IDIndex {
     static func entries(withPrefix prefix: String, table: String, in store: Store) -> [Entry]? {
         guard isVouched(table, in: store), let buckets = buckets(table, in: store) else { return nil }
         var found: [Entry] = []
-        let home = position(of: prefix, in: buckets)
+        let home = buckets.position(of: prefix)
         for i in home..<buckets.count {
             if i > home && !startsWith(buckets[i].bound, prefix) { break }
             guard let entries = entries(table, buckets[i].name, in: store) else { return nil }

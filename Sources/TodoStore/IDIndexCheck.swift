@@ -37,7 +37,7 @@ extension IDIndex {
             if buckets == nil {
                 found.append((directoryFile(table), finding(.directoryDamaged)))
             }
-            var walk = BucketWalk(table: table, buckets: buckets ?? [], store: store, rebuilt: rebuilt)
+            var walk = BucketWalk(table: table, buckets: buckets.map(Array.init) ?? [], store: store, rebuilt: rebuilt)
             func vain(_ at: (entry: Entry, path: String)) {
                 differences.append((at.path, finding(.listsWithoutItemFile(key: at.entry.key))))
             }

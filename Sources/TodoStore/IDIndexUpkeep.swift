@@ -7,7 +7,7 @@ extension IDIndex {
     /// the buckets it wrote. `restamp` turns it into the memo of the new stamp, so a lookup after
     /// the commit (the short id an edit prints) reads no file the commit has just written.
     struct Staged {
-        var buckets: [(name: String, bound: String)]?
+        var buckets: BucketDirectory?
         var entries: [String: [Entry]] = [:]
     }
 
@@ -36,10 +36,10 @@ extension IDIndex {
         guard isVouched(table, in: store, ownJournal: true) else { return nil }
         // Items only rewritten (edit, done): no key comes or goes, only the stamp moves.
         if added.isEmpty && removed.isEmpty { return Staged() }
-        guard var buckets = buckets(table, in: store) else { return nil }
+        guard let buckets = buckets(table, in: store) else { return nil }
         var changed: [Int: [Entry]] = [:]
         for key in added + removed {
-            let i = position(of: key, in: buckets)
+            let i = buckets.position(of: key)
             if changed[i] == nil {
                 guard changed.count < stagedBucketLimit, let entries = entries(table, buckets[i].name, in: store) else { return nil }
                 changed[i] = entries
@@ -47,17 +47,17 @@ extension IDIndex {
         }
         var staged = Staged()
         for key in removed {
-            let i = position(of: key, in: buckets)
+            let i = buckets.position(of: key)
             let point = insertionPoint(of: key, in: changed[i]!)
             if point < changed[i]!.count && changed[i]![point].key == key { changed[i]!.remove(at: point) }
         }
         for key in added {
-            let i = position(of: key, in: buckets)
+            let i = buckets.position(of: key)
             let point = insertionPoint(of: key, in: changed[i]!)
             let entry = Entry(key: key, number: numbers[key])
             if point < changed[i]!.count && changed[i]![point].key == key { changed[i]![point] = entry } else { changed[i]!.insert(entry, at: point) }
         }
-        var nextName = (buckets.compactMap { UInt32($0.name) }.max() ?? 0) + 1
+        var nextName: UInt32?
         // A full bucket splits into pieces about half full (two, unless one commit filled it more).
         var splits: [(after: Int, pieces: [(name: String, bound: String)])] = []
         for (i, entries) in changed {
@@ -71,17 +71,23 @@ extension IDIndex {
             var pieces: [(name: String, bound: String)] = []
             for k in 0..<count {
                 let piece = Array(entries[(entries.count * k / count)..<(entries.count * (k + 1) / count)])
-                let name = k == 0 ? buckets[i].name : String(nextName)
-                if k > 0 { nextName += 1; pieces.append((name, piece[0].key)) }
+                var name = buckets[i].name
+                if k > 0 {
+                    let next = nextName ?? buckets.largestName + 1
+                    name = String(next)
+                    nextName = next + 1
+                    pieces.append((name, piece[0].key))
+                }
                 tx.put(bucketFile(table, name), bucketJSON(piece))
                 staged.entries[name] = piece
             }
             splits.append((i, pieces))
         }
         if !splits.isEmpty {
-            for split in splits.sorted(by: { $0.after > $1.after }) { buckets.insert(contentsOf: split.pieces, at: split.after + 1) }
-            tx.put(directoryFile(table), directoryJSON(buckets))
-            staged.buckets = buckets
+            var list = Array(buckets)
+            for split in splits.sorted(by: { $0.after > $1.after }) { list.insert(contentsOf: split.pieces, at: split.after + 1) }
+            tx.put(directoryFile(table), directoryJSON(list))
+            staged.buckets = BucketDirectory(list)
         }
         return staged
     }
@@ -98,7 +104,9 @@ extension IDIndex {
             guard let now = currentStamps(table, in: store) else { continue }
             let stamp = stampText(items: now.items, numbers: now.numbers)
             do {
-                try AtomicFile.write(stamp, to: path, in: store.fs)
+                // Not fsynced (as `PendingIndex.restamp`): the buckets are durable, or held by the journal on disk
+                // until they are; a stamp a crash loses or empties is stale, never wrong.
+                try AtomicFile.write(stamp, to: path, in: store.fs, sync: false)
                 var memo = Memo(stamp: stamp)
                 memo.buckets = staged.buckets.map { .some($0) } ?? before?.buckets
                 memo.entries = (before?.entries ?? [:]).merging(staged.entries.mapValues { .some($0) }) { $1 }

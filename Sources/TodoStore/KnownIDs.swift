@@ -158,7 +158,7 @@ extension Store {
             return .some(nil)
         }
         for key in keys.sorted(by: IDIndex.precedes) {
-            let home = IDIndex.position(of: key, in: buckets)
+            let home = buckets.position(of: key)
             guard let list = entries(home) else { return nil }
             let point = IDIndex.insertionPoint(of: key, in: list)
             let found = point < list.count && list[point].key == key

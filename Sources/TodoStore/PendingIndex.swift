@@ -49,17 +49,13 @@ enum PendingIndex {
     }
 
     /// The names a bucket (or `deletes`) holds; [] when it has no file, nil when it is damaged.
-    static func names(_ relative: String, in store: Store) -> [String]? {
+    static func names(_ relative: String, in store: Store) -> [String]? { nameList(relative, in: store)?.strings }
+
+    /// The names a bucket or page holds, as read (`PendingNames`); nil when it is damaged.
+    static func nameList(_ relative: String, in store: Store) -> PendingNames? {
         let read: [UInt8]?
         do { read = try store.fs.readFile(store.layout.absolute(relative)) } catch { return nil }
-        guard let bytes = read else { return [] }
-        guard case .object(let object)? = try? JSONValue.parse(bytes), let list = object["operations"]?.arrayValue else { return nil }
-        var names: [String] = []
-        for entry in list {
-            guard let name = entry.stringValue else { return nil }
-            names.append(name)
-        }
-        return names
+        return PendingNames(read)
     }
 
     /// The folder stamp the index vouches for, when it vouches for the folder as it is now.
@@ -108,39 +104,47 @@ enum PendingIndex {
             if items[item] == nil { items[item] = (parsed.table, parsed.encodedID, [], []) }
             if content == nil { items[item]!.removed.insert(name) } else { items[item]!.added.insert(name) }
         }
-        var read: [String: [String]] = [:]
-        func current(_ path: String) -> [String]? {
+        var read: [String: PendingNames?] = [:]
+        func current(_ path: String) -> PendingNames? {
             if let known = read[path] { return known }
-            let names = names(path, in: store)
-            read[path] = names
+            let names = nameList(path, in: store)
+            read[path] = .some(names)
             return names
         }
         // An item's names move to the page of its first operation after the change.
         for item in items.values {
             guard let bucketNames = current(bucketPath(bucket(table: item.table, encodedID: item.encodedID))) else { return false }
-            let before = bucketNames.filter { OperationFileName(parsing: $0).map { $0.table == item.table && $0.encodedID == item.encodedID } ?? false }
+            let before = bucketNames.strings(endingWith: "." + item.table + "." + item.encodedID + ".json")
+                .filter { OperationFileName(parsing: $0).map { $0.table == item.table && $0.encodedID == item.encodedID } ?? false }
             let after = Set(before).subtracting(item.removed).union(item.added)
             if let first = firstSequence(before) { changes[itemsPage(first), default: ([], [])].removed.formUnion(before) }
             if let first = firstSequence(after) { changes[itemsPage(first), default: ([], [])].added.formUnion(after) }
         }
-        var staged: [(String, [String])] = []
+        var staged: [(String, PendingNames.Update)] = []
         for (path, change) in changes {
             guard let current = current(path) else { return false }  // damaged: rebuilt from a listing later
-            staged.append((path, Array(Set(current).subtracting(change.removed).union(change.added))))
+            staged.append((path, current.updated(removing: change.removed, adding: change.added)))
         }
-        for (path, names) in staged {
-            if names.isEmpty { tx.remove(path) } else { tx.put(path, json(names)) }
+        for (path, update) in staged {
+            switch update {
+            case .write(let bytes): tx.putEncoded(path, bytes)
+            case .remove: tx.remove(path)
+            case .unchanged: break
+            case .encodeValues(let names): tx.put(path, json(Array(Set(names))))
+            }
         }
         return true
     }
 
     /// Records the folder's stamp after a commit that kept the index (best effort: without it the
-    /// index is stale and the next writer rebuilds it).
+    /// index is stale and the next writer rebuilds it). Renamed into place but not fsynced: the
+    /// commit's syncfs has made the buckets and the folder durable, so a stamp that survives a
+    /// crash vouches for what is on disk, and one that does not (old, empty) is only stale.
     static func restamp(_ store: Store) {
         let path = store.layout.absolute(stampFile)
         guard let folder = store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory)) else { return }
         do {
-            try AtomicFile.write(stampText(folder), to: path, in: store.fs)
+            try AtomicFile.write(stampText(folder), to: path, in: store.fs, sync: false)
             store.pendingIndexStamp = folder
         } catch {
             try? store.fs.removeFile(AtomicFile.tempPath(for: path))

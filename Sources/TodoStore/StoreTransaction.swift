@@ -6,7 +6,8 @@ import TodoModel
 /// Commit protocol (one commit point: the rename of the journal):
 /// 1. The staged files, with the bumped generation in `state.json`, go into `journal.json`
 ///    (temp, fsync, rename, fsync of `.todo/`). From here the command has happened.
-/// 2. Each target is written atomically (or removed), and each touched folder is fsynced once.
+/// 2. Each target is written in place (or removed), `state.json` renamed into place, then one
+///    syncfs makes them all durable (`Recovery.apply`): the journal holds their bytes until then.
 /// 3. The journal is removed. Its removal is made durable by the next commit's fsync of `.todo/`;
 ///    if power fails first, recovery replays the same whole files again, which is harmless.
 /// A kill at any instant leaves either the old state (no journal) or a journal that the next
@@ -34,6 +35,14 @@ public struct StoreTransaction {
     public mutating func put(_ relative: String, _ value: JSONValue) {
         staged[relative] = .some(value)
         encodedFiles[relative] = nil
+        shortLived.remove(relative)
+    }
+
+    /// Stages a derived file already encoded (the index's buckets and pages, `PendingNames`),
+    /// which no stage after it reads back as a value: `staged` holds a placeholder for it.
+    mutating func putEncoded(_ relative: String, _ bytes: [UInt8]) {
+        staged[relative] = .some(.null)
+        encodedFiles[relative] = .some(bytes)
         shortLived.remove(relative)
     }
 

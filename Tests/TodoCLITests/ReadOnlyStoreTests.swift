@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import TodoBasics
 import TodoCLI
+import TodoModel
 import TodoTestSupport
 
 /// Issue 15 item 9: a store that cannot be written still reads. `status`, `list`, `show`, `diff`,
@@ -41,16 +42,19 @@ import TodoTestSupport
         func release() { if let method { ReadOnlyFolder.release(dir, method) } }
     }
 
-    /// The synced store after `todo add "Buy milk" --id milk` whose files could not be written
-    /// (every rename but the journal's failed): committed, reported with a warning, unwritten.
+    /// The synced store after `todo add "Buy milk" --id milk` whose item file could not be
+    /// written (the write stopped half way, as in a crash): committed, reported with a warning,
+    /// and the item file torn, which only the journal on disk covers.
     static func storeWithUnfinishedAdd(_ dir: String) throws {
         Fixtures.copy("Stores/synced", to: dir)
-        let blocked = FaultyFileSystem(base: LocalFileSystem(), plan: .matching { op, path in op == "rename" && !path.hasSuffix("/.todo/journal.json") })
+        let item = dir + "/.todo/tables/todoitem/items/milk.json"
+        let blocked = FaultyFileSystem(base: LocalFileSystem(), plan: .matching { op, path in op == "write" && path == item })
         let r = FailureCampaign.run(["add", "Buy milk", "--id", "milk"], in: dir, fs: blocked)
         #expect(r.code == 0 && r.out == "milk\n")
-        #expect(r.err.hasPrefix("warning: the change is saved, but writing its files did not finish: cannot rename '\(dir)/.todo/"))
+        #expect(r.err.hasPrefix("warning: the change is saved, but writing its files did not finish: cannot write '\(item)'"), "\(r)")
         #expect(LocalFileSystem().fileExists(dir + "/.todo/journal.json"))
-        #expect(!LocalFileSystem().fileExists(dir + "/.todo/tables/todoitem/items/milk.json"))
+        let torn = try #require(try LocalFileSystem().readFile(item))
+        #expect((try? JSONValue.parse(torn)) == nil, "half an item file")
     }
 
     @Test(arguments: Protection.allCases)

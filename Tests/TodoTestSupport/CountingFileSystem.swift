@@ -16,6 +16,8 @@ public final class CountingFileSystem: FileSystem {
         case read, write, remove, exists, stat, list, rename, openFolder = "open folder"
         case createDirectory = "create directory", removeDirectory = "remove directory"
         case syncDirectory = "fsync directory", syncFileSystem = "syncfs"
+        /// A write with `sync: true` also notes this: the file's own fsync.
+        case syncFile = "fsync file"
     }
 
     public let base = LocalFileSystem()
@@ -70,6 +72,7 @@ public final class CountingFileSystem: FileSystem {
     }
     public func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileSystemError) {
         note(.write, path)
+        if sync { note(.syncFile, path) }
         if path.hasSuffix("/.journal.json.tmp") { journalLog.withLock { $0.append(bytes) } }
         try base.writeFile(path, bytes, sync: sync)
     }

@@ -9,9 +9,12 @@ public enum AtomicFile {
         path.parentPath.appendingPath("." + path.lastPathComponent + ".tmp")
     }
 
-    public static func write(_ bytes: [UInt8], to path: String, in fs: any FileSystem) throws(FileSystemError) {
+    /// `sync: false` keeps the replacement atomic for readers but not durable: for a file a
+    /// journal still holds until a later syncfs (`Recovery`), or a derived one whose loss in a
+    /// crash only makes it stale (the indexes' stamps).
+    public static func write(_ bytes: [UInt8], to path: String, in fs: any FileSystem, sync: Bool = true) throws(FileSystemError) {
         let temp = tempPath(for: path)
-        try fs.writeFile(temp, bytes, sync: true)
+        try fs.writeFile(temp, bytes, sync: sync)
         try fs.rename(temp, to: path)
     }
 }
