@@ -10,7 +10,7 @@ enum StringListScan {
     /// One pass over the bytes, with no closure capturing the position: at a million ids the
     /// directory is 90 KB and a bucket 25 KB, read by every command that names an item.
     private static func strings(_ b: UnsafeBufferPointer<UInt8>, member: [UInt8]) -> [Range<Int>]? {
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let quote = UInt8(ascii: "\"")
         var i = 0
         guard take(UInt8(ascii: "{"), b, &i), take(quote, b, &i) else { return nil }
         for c in member {
@@ -25,13 +25,8 @@ enum StringListScan {
             while true {
                 guard take(quote, b, &i) else { return nil }
                 let start = i
-                while i < b.count {
-                    let c = b[i]
-                    if c == quote { break }
-                    guard c != backslash, c >= 0x20 else { return nil }
-                    i += 1
-                }
-                guard i < b.count else { return nil }
+                i = stop(b, from: i)
+                guard i < b.count, b[i] == quote else { return nil }
                 result.append(start..<i)
                 i += 1
                 if take(UInt8(ascii: ","), b, &i) { continue }
@@ -42,6 +37,23 @@ enum StringListScan {
         guard take(UInt8(ascii: "}"), b, &i) else { return nil }
         skipSpace(b, &i)
         return i == b.count ? result : nil
+    }
+
+    /// The first byte from `start` on that ends or spoils a string (a quote, a backslash, a
+    /// control character), 16 bytes at a time.
+    @inline(__always) private static func stop(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\"")), backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+        let space = SIMD16<UInt8>(repeating: 0x20)
+        if let base = UnsafeRawPointer(b.baseAddress) {
+            while i + 16 <= b.count {
+                let v = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                if any((v .== quote) .| (v .== backslash) .| (v .< space)) { break }
+                i += 16
+            }
+        }
+        while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+        return i
     }
 
     @inline(__always) private static func skipSpace(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) {
@@ -66,24 +78,29 @@ enum DirectoryScan {
     static func buckets(_ b: [UInt8]) -> [(name: String, bound: String)]? { directory(b).map(Array.init) }
 
     /// The directory as read, without a String per bucket (`BucketDirectory`).
-    static func directory(_ b: [UInt8]) -> BucketDirectory? {
-        guard let strings = StringListScan.strings(b, member: "buckets"), !strings.isEmpty else { return nil }
+    static func directory(_ bytes: [UInt8]) -> BucketDirectory? {
+        guard let strings = StringListScan.strings(bytes, member: "buckets"), !strings.isEmpty else { return nil }
         var lines: [(name: Range<Int>, bound: Range<Int>)] = []
         lines.reserveCapacity(strings.count)
-        var lastBound: Range<Int>?
-        for string in strings {
-            guard let space = b[string].firstIndex(of: 0x20), space > string.lowerBound, space - string.lowerBound <= 9,
-                  b[string.lowerBound..<space].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-            let bound = (space + 1)..<string.upperBound
-            if let last = lastBound {
-                guard b[last].lexicographicallyPrecedes(b[bound]) else { return nil }
-            } else {
-                guard bound.isEmpty else { return nil }
+        let valid = bytes.withUnsafeBufferPointer { b -> Bool in
+            var lastBound: Range<Int>?
+            for string in strings {
+                // A name of 1 to 9 digits, a space, then the bound.
+                var space = string.lowerBound
+                while space < string.upperBound, b[space] >= UInt8(ascii: "0"), b[space] <= UInt8(ascii: "9") { space += 1 }
+                guard space < string.upperBound, b[space] == 0x20, space > string.lowerBound, space - string.lowerBound <= 9 else { return false }
+                let bound = (space + 1)..<string.upperBound
+                if let last = lastBound {
+                    guard UnsafeBufferPointer(rebasing: b[last]).lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: b[bound])) else { return false }
+                } else {
+                    guard bound.isEmpty else { return false }
+                }
+                lastBound = bound
+                lines.append((string.lowerBound..<space, bound))
             }
-            lastBound = bound
-            lines.append((string.lowerBound..<space, bound))
+            return true
         }
-        return BucketDirectory(bytes: b, lines: lines)
+        return valid ? BucketDirectory(bytes: bytes, lines: lines) : nil
     }
 }
 

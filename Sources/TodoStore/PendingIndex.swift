@@ -138,7 +138,7 @@ enum PendingIndex {
 
     /// Records the folder's stamp after a commit that kept the index (best effort: without it the
     /// index is stale and the next writer rebuilds it). Renamed into place but not fsynced: the
-    /// commit's syncfs has made the buckets and the folder durable, so a stamp that survives a
+    /// commit has made the buckets and the folder durable before, so a stamp that survives a
     /// crash vouches for what is on disk, and one that does not (old, empty) is only stale.
     static func restamp(_ store: Store) {
         let path = store.layout.absolute(stampFile)

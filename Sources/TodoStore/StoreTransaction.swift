@@ -6,8 +6,10 @@ import TodoModel
 /// Commit protocol (one commit point: the rename of the journal):
 /// 1. The staged files, with the bumped generation in `state.json`, go into `journal.json`
 ///    (temp, fsync, rename, fsync of `.todo/`). From here the command has happened.
-/// 2. Each target is written in place (or removed), `state.json` renamed into place, then one
-///    syncfs makes them all durable (`Recovery.apply`): the journal holds their bytes until then.
+/// 2. Each target is written in place (or removed), `state.json` renamed into place, and made
+///    durable (`Recovery.apply`: fsyncs of the files and of the folders whose names changed, or
+///    one syncfs for a large commit): the journal holds their bytes until then, so no file needs
+///    a temp file of its own.
 /// 3. The journal is removed. Its removal is made durable by the next commit's fsync of `.todo/`;
 ///    if power fails first, recovery replays the same whole files again, which is harmless.
 /// A kill at any instant leaves either the old state (no journal) or a journal that the next

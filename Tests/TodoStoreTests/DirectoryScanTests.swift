@@ -22,6 +22,8 @@ import TodoTestSupport
 
     @Test func leavesEscapesAndDamageToTheParser() {
         for text in [#"{"buckets": ["1 ", "2 a\"b"]}"#,  // an escape: the parser reads it
+                     #"{"buckets": ["1 ", "2 abcdefghijklmnopqrstuvwxyz\"b"]}"#,  // one past the first 16 bytes
+                     "{\"buckets\": [\"1 \", \"2 abcdefghijklmnopqrstu\tvwxyz\"]}",  // a control character
                      #"{"buckets": ["1 ", "2 b", "3 a"]}"#,  // out of order
                      #"{"buckets": ["1 x"]}"#,  // the first bound is not ""
                      #"{"buckets": ["x ", "2 b"]}"#, #"{"buckets": ["1"]}"#, #"{"buckets": []}"#,
