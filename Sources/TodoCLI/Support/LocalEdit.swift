@@ -71,13 +71,11 @@ struct LocalEdit {
     /// Keeps the item's state before and after the change in `undo.json`, in the change's own
     /// commit, so that `todo undo` can put the state before back (`UndoRecord`).
     private func recordUndo(_ plan: ChangePlan, _ tx: inout StoreTransaction, _ ctx: CommandContext) throws(CLIError) {
-        let log: UndoLog
-        do { log = try store.undoLog() } catch { throw .store(error) }
         let replaced = Set(plan.removals.map(\.sequence)).union(plan.writes.map(\.sequence))
         let after = ItemState(item: plan.item, operations: history.operations.filter { !replaced.contains($0.sequence) } + plan.writes)
         let record = UndoRecord(command: command, at: ctx.clock.nowText(), table: table, id: history.item?.id ?? plan.item?.id ?? id,
                                 before: ItemState(item: history.item, operations: history.operations), after: after)
-        tx.putUndoLog(log.adding(record))
+        do { try tx.addUndoRecord(record, in: store) } catch { throw .store(error) }
     }
 
     /// The item's short id as `list` shows it, found against the one id closest to it (a failed
