@@ -35,6 +35,11 @@ public final class Store {
     /// Bytes of keys a rebuild or check of the index of ids sorts in memory before it spills to
     /// runs (small in tests: `TODO_TEST_SORT_BUDGET` for `doctor`).
     public var idIndexSortBudget = 8 << 20
+    /// The same for the index of pending operations (`PendingIndexWalk`): its rebuild and check.
+    public var pendingIndexSortBudget = 8 << 20
+    /// What this command's last walk of the operations folder for the index of pending
+    /// operations held at most (`PendingIndexFigures`; doctor reports it, tests read it).
+    public internal(set) var pendingIndexFigures = PendingIndexFigures()
     /// Item files `doctor`, `purge` and `list` read at a time (small in tests: `TODO_TEST_ITEM_BATCH`).
     public var itemBatchSize = 2048
     /// The most item files a batched walk (`forEachItemFile`) held at once (tests read it).
