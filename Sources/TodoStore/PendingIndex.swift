@@ -95,7 +95,7 @@ enum PendingIndex {
     /// the start of the command (`Store.pendingIndexStamp`) and still does. False: the index is left as it is and
     /// goes stale with the commit.
     static func stage(into tx: inout StoreTransaction, _ store: Store) -> Bool {
-        guard store.keepsPendingIndex, let verified = store.pendingIndexStamp,
+        guard store.keepsPendingIndex || store.stagesPendingIndex, let verified = store.pendingIndexStamp,
               store.fs.directoryStamp(store.layout.absolute(StoreLayout.operationsDirectory)) == verified
         else { return false }
         let prefix = StoreLayout.operationsDirectory + "/"
@@ -104,6 +104,8 @@ enum PendingIndex {
         for (path, content) in tx.staged where path.hasPrefix(prefix) {
             let name = String(path.dropFirst(prefix.count))
             guard let parsed = OperationFileName(parsing: name) else { continue }
+            // A file rewritten (a push's in-flight marker, an edit folded into its insert) keeps its name.
+            if content != nil && store.fs.fileExists(store.layout.absolute(path)) { continue }
             var targets = [bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID)), queuePage(parsed.sequence)]
             if parsed.kind == .delete { targets.append(deletesFile) }
             for target in targets {
@@ -131,7 +133,8 @@ enum PendingIndex {
         var staged: [(String, [String])] = []
         for (path, change) in changes {
             guard let current = current(path) else { return false }  // damaged: rebuilt from a listing later
-            staged.append((path, Array(Set(current).subtracting(change.removed).union(change.added))))
+            let before = Set(current), after = before.subtracting(change.removed).union(change.added)
+            if after != before { staged.append((path, Array(after))) }
         }
         for (path, names) in staged {
             if names.isEmpty { tx.remove(path) } else { tx.put(path, json(names)) }
@@ -252,6 +255,15 @@ extension PendingIndex {
 }
 
 extension Store {
+    /// For push and pull, which change the queue in many commits: each commit keeps the index of
+    /// pending operations when it vouched for the operations folder as the command started, so
+    /// that `log` and `diff` after them walk its pages. A stale index stays stale (it is not
+    /// rebuilt here: that walks the queue), for the next local change to rebuild.
+    public func keepPendingIndexInCommits() {
+        stagesPendingIndex = true
+        if let stamp = PendingIndex.vouchedStamp(self) { pendingIndexStamp = stamp }
+    }
+
     /// Where a command may put scratch files (`RunSorter`'s runs): `.todo/cache` when it can be
     /// written, else the system's temporary folder (a read-only replica).
     public func scratchFolders(environment: [String: String]) -> [String] {

@@ -48,6 +48,7 @@ public final class PushEngine {
     /// Runs the push. Store failures throw (exit 1); everything the server said is in the report.
     public func run(_ options: Options) throws(StoreError) -> PushReport {
         let started = clock.nowMilliseconds()
+        store.keepPendingIndexInCommits()
         var run = try PushRun(store: store, table: options.table)
         // A push replaces each pushed item's file with the server's copy and sends each op's copy:
         // an edit made by hand to either would be lost, or sent though todo never recorded it, so
