@@ -104,8 +104,8 @@ enum PendingIndex {
         for (path, content) in tx.staged where path.hasPrefix(prefix) {
             let name = String(path.dropFirst(prefix.count))
             guard let parsed = OperationFileName(parsing: name) else { continue }
-            // A file rewritten (a push's in-flight marker, an edit folded into its insert) keeps its name.
-            if content != nil && store.fs.fileExists(store.layout.absolute(path)) { continue }
+            // A push's in-flight marker rewrites its op file: no name changes (and no file is looked up).
+            if content != nil && tx.shortLived.contains(path) { continue }
             var targets = [bucketPath(bucket(table: parsed.table, encodedID: parsed.encodedID)), queuePage(parsed.sequence)]
             if parsed.kind == .delete { targets.append(deletesFile) }
             for target in targets {
