@@ -255,13 +255,24 @@ extension PendingIndex {
 }
 
 extension Store {
-    /// For push and pull, which change the queue in many commits: each commit keeps the index of
-    /// pending operations when it vouched for the operations folder as the command started, so
-    /// that `log` and `diff` after them walk its pages. A stale index stays stale (it is not
-    /// rebuilt here: that walks the queue), for the next local change to rebuild.
+    /// For pull, whose commits change few operations: each commit keeps the index of pending
+    /// operations when it vouched for the operations folder as the command started, so that
+    /// `log` and `diff` after it walk its pages. A stale index stays stale (it is not rebuilt
+    /// here: that walks the queue), for the next local change to rebuild.
     public func keepPendingIndexInCommits() {
         stagesPendingIndex = true
         if let stamp = PendingIndex.vouchedStamp(self) { pendingIndexStamp = stamp }
+    }
+
+    /// Whether the index of pending operations vouches for the operations folder as it is now.
+    public var pendingIndexVouches: Bool { PendingIndex.vouchedStamp(self) != nil }
+
+    /// Rebuilds the index of pending operations from a walk of the operations folder (a writer
+    /// only; a failure leaves it stale). For push, which takes most of the queue out in many
+    /// commits: keeping the index in each of them cost 55% more CPU on a push of 10,000 inserts
+    /// (1.86 s instead of 1.19 s), a walk of what is left after them costs little.
+    public func rebuildPendingIndex() {
+        PendingIndex.rebuild(self, folder: fs.directoryStamp(layout.absolute(StoreLayout.operationsDirectory)))
     }
 
     /// Where a command may put scratch files (`RunSorter`'s runs): `.todo/cache` when it can be
