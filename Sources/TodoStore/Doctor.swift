@@ -24,13 +24,21 @@ public struct DoctorReport: Sendable {
     public var figures = DoctorFigures()
 }
 
-/// The most records `Doctor` held at once: item files (a batch being checked, plus the files of
-/// the items with pending operations), and ids while comparing the index of ids with the folders.
+/// The most records `Doctor` held at once: item files (a batch being checked), operations (an
+/// item's), the queue's names (in its sorts), and ids while comparing the index of ids with the
+/// folders.
 public struct DoctorFigures: Sendable, Equatable {
     public var itemFiles = 0
+    public var operations = 0
+    /// Operation names held by the sorts of the queue (`DoctorQueue`), and the runs they spilled.
+    public var queueNames = 0
+    public var queueRuns = 0
     public var ids = 0
     /// Runs the sort of the folders' ids spilled to disk.
     public var idRuns = 0
+    /// Operation names the check (and rebuild) of the index of pending operations held, and the
+    /// runs its sorts spilled (`PendingIndexFigures`).
+    public var pendingIndex = PendingIndexFigures()
 }
 
 /// `todo doctor`: checks every file of the store and every invariant of sync.md §2.2.2, the edits
@@ -47,23 +55,20 @@ public struct Doctor {
     var report = DoctorReport()
     var state: ReplicaState?
     var tables: [String] = []
-    /// The item files of the items with pending operations, by "<table>/<key>": what the rules
-    /// of sync.md §2.2.2 compare them with. Every other item file is checked as it is walked.
-    var itemFiles: [String: ItemFile] = [:]
-    var opsByKey: [String: [PendingOperation]] = [:]
-    var conflictsByKey: [String: Conflict] = [:]
+    /// The queue, sorted by item on disk, and what its items' turns need (`DoctorQueue`).
+    var queue: DoctorQueue
 
     public static func check(_ store: Store, notWritable: StoreError? = nil,
                              remoteProblem: @escaping (String) -> String? = { _ in nil }) -> DoctorReport {
-        var doctor = Doctor(store: store, notWritable: notWritable, remoteProblem: remoteProblem)
+        var doctor = Doctor(store: store, notWritable: notWritable, remoteProblem: remoteProblem, queue: DoctorQueue(store))
         doctor.checkTop()
         doctor.checkTables()
-        doctor.checkOperations()
+        // The names of the operations first, so that the walk of the item files leaves the items
+        // with operations to their turn in the queue, which reads each with its operations.
+        doctor.checkOperationNames()
         doctor.checkConflicts()
-        // The operations (bounded by the queue) first, so each item file is checked as it is
-        // walked and only those of items with operations are kept.
         for table in doctor.tables { doctor.checkItems(table) }
-        doctor.checkInvariants()
+        doctor.checkQueue()
         doctor.checkPendingIndex()
         doctor.checkIDIndex()
         doctor.checkReceipts()

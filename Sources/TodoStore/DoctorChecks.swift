@@ -4,32 +4,11 @@ import TodoModel
 /// The record checks of `Doctor`: operations, conflicts, receipts, and the rules that tie them to
 /// the items (sync.md §2.2.2), edits made by hand included.
 extension Doctor {
-    mutating func checkOperations() {
-        let store = self.store
-        var sequences = Set<Int>()
-        for name in entries(StoreLayout.operationsDirectory) {
-            let path = StoreLayout.operationsDirectory + "/" + name
-            guard let parsed = OperationFileName(parsing: name) else {
-                problem(path, .notAnOperationFileName); continue
-            }
-            // Commands read an operation by the name todo gives it: under any other spelling of it
-            // (`9.` for `0000000009.`) the file would be read by none of them.
-            if parsed.name != name { problem(path, .operationFileMisnamed(expected: parsed.name)); continue }
-            guard let op = attempt(path, { () throws(StoreError) in try store.operation(parsed) }) else { continue }
-            report.operations += 1
-            if !sequences.insert(op.sequence).inserted { problem(path, .sequenceUsedTwice(op.sequence)) }
-            if let state, op.sequence >= state.nextSequence {
-                problem(path, .sequenceNotBelowNext(sequence: op.sequence, next: state.nextSequence))
-            }
-            if !tables.contains(op.table) { problem(path, .unknownTable(op.table)) }
-            opsByKey["\(op.table)/\(ItemID.key(op.id))", default: []].append(op)
-        }
-    }
-
     /// The index of pending operations (`PendingIndex`): derived data, so what is wrong with it
     /// is a note, and a writer rebuilds it.
     mutating func checkPendingIndex() {
         for (path, finding) in PendingIndex.check(store) { note(path, finding) }
+        report.figures.pendingIndex = store.pendingIndexFigures
     }
 
     /// The index of ids (`IDIndex`): derived data, as the index of pending operations.
@@ -63,49 +42,30 @@ extension Doctor {
         if next == nil && highest > 0 { problem(ItemNumbers.nextFile(store.layout, table), .nextNumberMissing(highest: highest)) }
     }
 
-    mutating func checkConflicts() {
-        let store = self.store
-        for name in entries(StoreLayout.conflictsDirectory) {
-            let path = StoreLayout.conflictsDirectory + "/" + name
-            guard let c = attempt(path, { () throws(StoreError) in try store.read(path, as: ConflictFile.self) }) else { continue }
-            report.conflicts += 1
-            if store.layout.conflict(c.table, c.id) != path { problem(path, .conflictNameMismatch(table: c.table, id: c.id)) }
-            let key = "\(c.table)/\(ItemID.key(c.id))"
-            conflictsByKey[key] = c
-            if !(opsByKey[key] ?? []).contains(where: { $0.sequence == c.operation.sequence }) {
-                problem(path, .conflictOperationNotPending(sequence: c.operation.sequence))
+    /// sync.md §2.2.2 for one item with operations (in queue order), its item file if any and
+    /// its conflict (`checkQueue`).
+    mutating func checkInvariants(_ ops: [PendingOperation], file: ItemFile?, conflict: Conflict?) {
+        let last = ops.last!
+        let path = store.layout.operation(last)
+        for (i, op) in ops.enumerated() {
+            if op.kind == .insert && i > 0 { problem(store.layout.operation(op), .insertNotFirst) }
+            // Behind an insert (sealed, or unsealed by a conflict) the base is that insert's
+            // provisional one: null until the insert's push brings the server copy (§3.5.1).
+            if op.kind != .insert && op.base == nil && ops.first?.kind != .insert {
+                problem(store.layout.operation(op), .baseMissing(op.kind))
+            }
+            if op.kind == .delete && i < ops.count - 1 { problem(store.layout.operation(ops[i + 1]), .operationFollowsDelete) }
+            if !op.isSealed && i < ops.count - 1 && conflict?.operation.sequence != op.sequence {
+                problem(store.layout.operation(op), .unsealedNotLast)
             }
         }
-    }
-
-    /// sync.md §2.2.2 per item with operations (the hand edits are checked as the items are
-    /// walked: `checkItems`).
-    mutating func checkInvariants() {
-        for (key, unsorted) in opsByKey {
-            let ops = unsorted.sorted { $0.sequence < $1.sequence }
-            let last = ops.last!
-            let path = store.layout.operation(last)
-            for (i, op) in ops.enumerated() {
-                if op.kind == .insert && i > 0 { problem(store.layout.operation(op), .insertNotFirst) }
-                // Behind an insert (sealed, or unsealed by a conflict) the base is that insert's
-                // provisional one: null until the insert's push brings the server copy (§3.5.1).
-                if op.kind != .insert && op.base == nil && ops.first?.kind != .insert {
-                    problem(store.layout.operation(op), .baseMissing(op.kind))
-                }
-                if op.kind == .delete && i < ops.count - 1 { problem(store.layout.operation(ops[i + 1]), .operationFollowsDelete) }
-                if !op.isSealed && i < ops.count - 1 && conflictsByKey[key]?.operation.sequence != op.sequence {
-                    problem(store.layout.operation(op), .unsealedNotLast)
-                }
-            }
-            let file = itemFiles[key]
-            if last.kind == .delete, file != nil { problem(path, .deletedButItemFileExists) }
-            if last.kind != .delete, !last.isSealed, let item = file?.item, !item.sameUserFields(as: last.item),
-               file?.written == nil || file?.handChanges != nil {
-                // (With `ms_written` intact, the same difference is reported as the operation's hand edit by `checkItems`.)
-                problem(path, .itemDiffersFromItemFile(itemFile: store.layout.item(last.table, last.id)))
-            }
-            if last.kind != .delete, file == nil { problem(path, .itemFileMissing) }
+        if last.kind == .delete, file != nil { problem(path, .deletedButItemFileExists) }
+        if last.kind != .delete, !last.isSealed, let item = file?.item, !item.sameUserFields(as: last.item),
+           file?.written == nil || file?.handChanges != nil {
+            // (With `ms_written` intact, the same difference is reported as the operation's hand edit by `checkItem`.)
+            problem(path, .itemDiffersFromItemFile(itemFile: store.layout.item(last.table, last.id)))
         }
+        if last.kind != .delete, file == nil { problem(path, .itemFileMissing) }
     }
 
     mutating func checkReceipts() {

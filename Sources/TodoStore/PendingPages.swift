@@ -24,23 +24,6 @@ extension PendingIndex {
     static func firstSequence<S: Sequence<String>>(_ names: S) -> Int? {
         names.compactMap { OperationFileName(parsing: $0)?.sequence }.min()
     }
-
-    /// Every file of the index a listing of the operations folder makes, with its names.
-    static func expectedFiles(_ listed: [String]) -> [String: [String]] {
-        var files: [String: [String]] = [:]
-        var first: [String: Int] = [:]
-        var parsed: [(String, OperationFileName)] = []
-        for name in listed {
-            guard let p = OperationFileName(parsing: name) else { continue }
-            files[bucketPath(bucket(table: p.table, encodedID: p.encodedID)), default: []].append(name)
-            if p.kind == .delete { files[deletesFile, default: []].append(name) }
-            files[queuePage(p.sequence), default: []].append(name)
-            first[itemKey(p)] = min(first[itemKey(p)] ?? p.sequence, p.sequence)
-            parsed.append((name, p))
-        }
-        for (name, p) in parsed { files[itemsPage(first[itemKey(p)]!), default: []].append(name) }
-        return files
-    }
 }
 
 /// Which pages of the queue: by operation (`log`) or by item's first operation (`diff`).
@@ -53,11 +36,16 @@ public enum QueuePages: Sendable {
 extension Store {
     /// The numbers of the queue's pages in order, when the index of pending operations vouches
     /// for the operations folder as it is now; nil otherwise (list the folder then). A listing of
-    /// the index's folder: about 3,000 names at a million operations.
-    public func queuePages(_ kind: QueuePages) -> [Int]? {
-        guard let stamp = PendingIndex.vouchedStamp(self),
+    /// the index's folder: about 3,000 names at a million operations. A name in the folder that
+    /// is no operation file name (`strays`) is refused as a listing refuses it, before any page.
+    public func queuePages(_ kind: QueuePages) throws(StoreError) -> [Int]? {
+        guard PendingIndex.vouchedStamp(self) != nil,
               let listed = (try? fs.listDirectory(layout.absolute(PendingIndex.directory))) ?? nil
         else { return nil }
+        guard let strays = PendingIndex.names(PendingIndex.straysFile, in: self) else {
+            throw .corrupt(path: displayPath(PendingIndex.straysFile), reason: "a damaged file of the index of pending operations, derived data")
+        }
+        if let stray = strays.min() { _ = try operationName(listed: stray) }
         return listed.compactMap { $0.hasPrefix(kind.prefix) ? Int($0.dropFirst(kind.prefix.count)) : nil }.sorted()
     }
 

@@ -278,9 +278,15 @@ extension Store {
         }
         pendingIndexStamp = nil
         let folder = fs.directoryStamp(layout.absolute(StoreLayout.operationsDirectory))
-        let listed = try list(StoreLayout.operationsDirectory)
-        if isWritable && keepsPendingIndex { PendingIndex.rebuild(self, names: listed, folder: folder) }
-        return try operations(named: listed.filter { $0.hasSuffix(suffix) }, table: table, id: id, missing: .skipped) ?? []
+        var listed: [String] = []
+        do {
+            _ = try fs.scanDirectory(layout.absolute(StoreLayout.operationsDirectory)) { name in
+                if name.hasSuffix(suffix) && !StoreLayout.isLeftover(name) { listed.append(name) }
+                return true
+            }
+        } catch { throw .io(error) }
+        if isWritable && keepsPendingIndex { PendingIndex.rebuild(self, folder: folder) }
+        return try operations(named: listed, table: table, id: id, missing: .skipped) ?? []
     }
 
     /// What a named operation file that is not there means.

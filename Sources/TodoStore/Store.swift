@@ -23,10 +23,13 @@ public final class Store {
     /// right (`PendingIndex`): set by a lookup or a rebuild, kept by this command's commits.
     var pendingIndexStamp: FileStamp?
     /// Set by the local changes (add, edit, rm, done): they rebuild a stale index of pending
-    /// operations from the listing they make anyway, and keep it in their commit. Other writers
-    /// (push, pull, resolve) change the queue wholesale and leave the index stale. Local changes
-    /// also rebuild a stale index of ids (`IDIndex`) when they need a short id.
+    /// operations from a walk of the folder, and keep it in their commit. Push and pull keep it
+    /// (`stagesPendingIndex`); other writers (resolve, purge) leave it stale. Local changes also
+    /// rebuild a stale index of ids (`IDIndex`) when they need a short id.
     public var keepsPendingIndex = false
+    /// Set by push and pull (`keepPendingIndexInCommits`): their commits keep the index of
+    /// pending operations when it vouched for the folder as they started, but never rebuild it.
+    var stagesPendingIndex = false
     /// The index of ids as this command has read it (`IDIndex.Memo`), by table.
     var idIndexMemo: [String: IDIndex.Memo] = [:]
     /// Keys per bucket of the index of ids before a split (`IDIndex.bucketLimit`; small in tests,
@@ -35,6 +38,11 @@ public final class Store {
     /// Bytes of keys a rebuild or check of the index of ids sorts in memory before it spills to
     /// runs (small in tests: `TODO_TEST_SORT_BUDGET` for `doctor`).
     public var idIndexSortBudget = 8 << 20
+    /// The same for the index of pending operations (`PendingIndexWalk`): its rebuild and check.
+    public var pendingIndexSortBudget = 8 << 20
+    /// What this command's last walk of the operations folder for the index of pending
+    /// operations held at most (`PendingIndexFigures`; doctor reports it, tests read it).
+    public internal(set) var pendingIndexFigures = PendingIndexFigures()
     /// Item files `doctor`, `purge` and `list` read at a time (small in tests: `TODO_TEST_ITEM_BATCH`).
     public var itemBatchSize = 2048
     /// The most item files a batched walk (`forEachItemFile`) held at once (tests read it).

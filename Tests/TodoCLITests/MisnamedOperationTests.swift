@@ -23,6 +23,20 @@ import TodoTestSupport
         #expect(cli.run("doctor").code == 0)
     }
 
+    /// doctor's closing hint follows from what it found: a misnamed operation file is renamed
+    /// (removing it, as the hint for a damaged file says, would lose the operation).
+    @Test func doctorsHintSaysToRenameIt() throws {
+        let (dir, cli, _, _) = try storeWithMisnamedOperation()
+        defer { dir.remove() }
+        let alone = cli.run("doctor")
+        #expect(alone.code == 1 && alone.err == "hint: rename the misnamed operation file as its line says (removing it would lose its operation); "
+                                                 + "'todo doctor' again shows what is left\n", "\(alone)")
+        try LocalFileSystem().writeFile(dir.path + "/.todo/operations/notes.txt", Array("a note\n".utf8), sync: false)
+        let both = cli.run("doctor")
+        #expect(both.code == 1 && both.err == "hint: rename the misnamed operation file as its line says (removing it would lose its operation); "
+                                                + "restore or remove the other files named above; 'todo doctor' again shows what is left\n", "\(both)")
+    }
+
     @Test(arguments: [["status"], ["push"], ["log"], ["diff"], ["sync"], ["show", "milk"], ["edit", "milk", "--text", "x"], ["list"]])
     func everyCommandThatReadsTheQueueRefusesItAndChangesNothing(_ args: [String]) throws {
         let (dir, cli, written, renamed) = try storeWithMisnamedOperation()

@@ -69,8 +69,8 @@ import TodoTestSupport
         #expect(paged[2].out.contains("  #1004  insert  todoitem  id-9  \"late\"\n"), "\(paged[2].out)")
         let stamp = dir.path + "/.todo/cache/pending/stamp"
         let kept = try String(contentsOfFile: stamp, encoding: .utf8)
-        #expect(kept.hasPrefix("todo pending stamp 2\n"))
-        try kept.replacingOccurrences(of: "stamp 2", with: "stamp 1").write(toFile: stamp, atomically: false, encoding: .utf8)
+        #expect(kept.hasPrefix("todo pending stamp 3\n"))
+        try kept.replacingOccurrences(of: "stamp 3", with: "stamp 2").write(toFile: stamp, atomically: false, encoding: .utf8)
         let fs = CountingFileSystem()
         for (args, first) in zip(Self.commands, paged) {
             fs.reset()

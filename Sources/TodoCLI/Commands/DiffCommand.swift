@@ -102,7 +102,7 @@ struct DiffEntry {
         }
         func key(_ table: String, _ encoded: String) -> String { "\(table)/\(encoded)" }
         var conflicts: [String: Conflict] = [:]
-        var walked = WalkedItems()
+        var walked = ItemKeySet()
         do throws(StoreError) {
             for c in try store.conflicts() where table == nil || c.table == table { conflicts[key(c.table, IDEncoding.fileName(for: c.id))] = c }
         } catch { throw .store(error) }
@@ -115,7 +115,9 @@ struct DiffEntry {
             guard let first = ops.first else { return }
             try emit(first.table, first.id, ops, conflicts[key(first.table, IDEncoding.fileName(for: first.id))])
         }
-        if let pages = store.queuePages(.items) {
+        let pages: [Int]?
+        do { pages = try store.queuePages(.items) } catch { throw .store(error) }
+        if let pages {
             for page in pages {
                 let names: [OperationFileName]
                 do { names = try store.queuePage(.items, page) } catch { throw .store(error) }
@@ -167,7 +169,7 @@ struct DiffEntry {
     /// The queue's names grouped by item, in the order of each item's first operation: a sort by
     /// (item, sequence), whose merge gathers each item's names (joined by newlines) into a sort
     /// by first sequence. `walked` gets every item that has some.
-    private static func queueByItem(_ store: Store, table: String?, walked: inout WalkedItems) throws(StoreError) -> RunSorter {
+    private static func queueByItem(_ store: Store, table: String?, walked: inout ItemKeySet) throws(StoreError) -> RunSorter {
         let folders = store.scratchFolders(environment: [:])
         let byItem = RunSorter(folders: folders)
         let byFirst = RunSorter(folders: folders)

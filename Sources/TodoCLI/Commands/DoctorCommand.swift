@@ -45,6 +45,8 @@ struct DoctorCommand: Command {
         if test.isSet {
             let f = report.figures
             ctx.console.err("doctor held at most \(f.itemFiles) item files and \(f.ids) ids; the ids were sorted in \(f.idRuns) runs")
+            ctx.console.err("the queue: doctor held at most \(f.operations) operations and \(max(f.queueNames, f.pendingIndex.names)) names; "
+                            + "the names were sorted in \(f.queueRuns + f.pendingIndex.runs) runs")
         }
         let remote = options.remote ? try SyncRunner.runVerifier(store, ctx, table: nil, repair: false) : nil
         let problems = DoctorFindingText.lines(report.problems), notes = DoctorFindingText.lines(report.notes)
@@ -70,8 +72,8 @@ struct DoctorCommand: Command {
             for warning in remote.warnings { ctx.console.err("warning: \(PullNoticeText.warning(warning))") }
             if let stop = remote.stop { for line in SyncRenderer.stopLines(stop, command: "doctor --remote") { ctx.console.err(line) } }
         }
-        if !report.problems.isEmpty {
-            ctx.console.err("hint: restore or remove the files named above; 'todo doctor' again shows what is left")
+        if let hint = DoctorFindingText.hint(report.problems) {
+            ctx.console.err("hint: " + hint)
             return ExitCode.failure
         }
         if let remote, ExitCode.of(remote) != ExitCode.ok { return remote.stop.map(ExitCode.of) ?? ExitCode.failure }
@@ -97,7 +99,10 @@ private struct TestSizes {
 
     func apply(to store: Store) {
         if let itemBatch { store.itemBatchSize = itemBatch }
-        if let sortBudget { store.idIndexSortBudget = sortBudget }
+        if let sortBudget {
+            store.idIndexSortBudget = sortBudget
+            store.pendingIndexSortBudget = sortBudget
+        }
         if let bucketLimit { store.idIndexBucketLimit = bucketLimit }
     }
 }

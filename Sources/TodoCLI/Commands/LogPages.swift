@@ -24,7 +24,7 @@ enum LogPages {
                 guard existing.contains(t), s.idIndexVouches(table: t) else { return false }
             }
         }
-        guard let pages = s.queuePages(.operations) else { return false }
+        guard let pages = try s.queuePages(.operations) else { return false }
         var batch: [OperationFileName] = []
         var limit = 1
         func flush() throws(StoreError) {

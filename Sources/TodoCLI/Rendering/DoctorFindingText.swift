@@ -95,6 +95,43 @@ enum DoctorFindingText {
         }
     }
 
+    /// What the closing hint tells to do about a problem: most files are restored or removed, but
+    /// a misnamed operation file is renamed (removing it loses the operation), and some lines
+    /// say what to do themselves (or that todo does it).
+    enum Remedy: Comparable {
+        case rename, restoreOrRemove, asItsLineSays
+    }
+
+    static func remedy(_ finding: DoctorFinding) -> Remedy {
+        switch finding {
+        case .operationFileMisnamed: return .rename
+        case .symbolicLink, .unfinishedCommit, .removalUnfinished, .removalListsLeft, .formatMissingAfterInterruptedInit,
+             .formatMissing, .remoteUnusable, .secretReadableByOthers, .editedByHand:
+            return .asItsLineSays
+        default: return .restoreOrRemove
+        }
+    }
+
+    /// doctor's closing hint for these problems (none: nil), from what they call for.
+    static func hint(_ problems: [DoctorReport.Problem]) -> String? {
+        let remedies = Set(problems.map { remedy($0.finding) })
+        guard !remedies.isEmpty else { return nil }
+        let renamed = problems.filter { remedy($0.finding) == .rename }.count
+        var parts: [String] = []
+        for remedy in remedies.sorted() {
+            switch remedy {
+            case .rename:
+                parts.append(renamed == 1 ? "rename the misnamed operation file as its line says (removing it would lose its operation)"
+                                          : "rename the misnamed operation files as their lines say (removing one would lose its operation)")
+            case .restoreOrRemove:
+                parts.append(remedies.count == 1 ? "restore or remove the files named above" : "restore or remove the other files named above")
+            case .asItsLineSays:
+                parts.append(remedies.count == 1 ? "do what the lines above say" : "do what the other lines say")
+            }
+        }
+        return parts.joined(separator: "; ") + "; 'todo doctor' again shows what is left"
+    }
+
     /// A report's problems or notes as (path, sentence), sorted by path and then by sentence, as
     /// doctor has always listed them.
     static func lines(_ entries: [DoctorReport.Problem]) -> [(path: String, message: String)] {

@@ -49,6 +49,7 @@ public final class PullEngine {
 
     public func run(_ options: Options) throws(StoreError) -> PullReport {
         var report = PullReport()
+        store.keepPendingIndexInCommits()
         currentOptions = options
         let started = clock.nowMilliseconds()
         var serverTables: [String] = []

@@ -48,6 +48,9 @@ public final class PushEngine {
     /// Runs the push. Store failures throw (exit 1); everything the server said is in the report.
     public func run(_ options: Options) throws(StoreError) -> PushReport {
         let started = clock.nowMilliseconds()
+        // The index of pending operations, if it vouched for the queue, is rebuilt from what is
+        // left once the commits are done (`Store.rebuildPendingIndex`), so log and diff walk it.
+        let indexVouched = store.pendingIndexVouches
         var run = try PushRun(store: store, table: options.table)
         // A push replaces each pushed item's file with the server's copy and sends each op's copy:
         // an edit made by hand to either would be lost, or sent though todo never recorded it, so
@@ -90,6 +93,7 @@ public final class PushEngine {
         }
         try series.commit(staged)
         try series.finish()
+        if indexVouched { store.rebuildPendingIndex() }
         var report = run.report
         report.remaining = try store.operationNames().count
         report.openConflicts = try store.conflictNames().count

@@ -1,10 +1,11 @@
-/// The items a walk of the queue showed (`todo diff`), so that conflicts and hand edits are not
-/// shown twice: 16 bytes an item (two 64-bit hashes of `<table>/<enc>`, 16 MB at a million
+/// A set of items' keys (`<table>/<enc>`) in 16 bytes an item: the items a walk of the queue
+/// showed (`todo diff`), so that conflicts and hand edits are not shown twice, and the items
+/// with pending operations (`todo doctor`) (two 64-bit hashes of `<table>/<enc>`, 16 MB at a million
 /// items, where a set of the strings took about 100 MB), sorted once the walk is over.
 ///
 /// Two independent hashes of the same key collide for two different keys with a chance of about
 /// n² / 2¹²⁹: none in any replica (the key is a table and an id, not chosen to collide).
-struct WalkedItems {
+public struct ItemKeySet {
     private struct Hash: Comparable {
         var a: UInt64
         var b: UInt64
@@ -14,19 +15,21 @@ struct WalkedItems {
     private var hashes: [Hash] = []
     private var finished = false
 
-    mutating func insert(_ key: String) {
+    public init() {}
+
+    public mutating func insert(_ key: String) {
         hashes.append(Self.hash(key))
         finished = false
     }
 
     /// Sorts what was inserted; `contains` needs it.
-    mutating func finish() {
+    public mutating func finish() {
         hashes.sort()
         finished = true
     }
 
-    func contains(_ key: String) -> Bool {
-        precondition(finished, "WalkedItems.contains before finish")
+    public func contains(_ key: String) -> Bool {
+        precondition(finished, "ItemKeySet.contains before finish")
         let h = Self.hash(key)
         var low = 0, high = hashes.count
         while low < high {
