@@ -1,4 +1,7 @@
+import Dispatch
+import Glibc
 import PostgresClient
+import Synchronization
 import Testing
 import TableProtocol
 import TodoBasics
@@ -85,14 +88,14 @@ extension PostgresRoundTripTests {
         #expect(read["text"] == "three" && read["size"] == 3 && read["shade"] == .null, "\(read)")
     }
 
-    /// A database made before `todo_patch` existed (by an older node) gets it from the first node
-    /// of this version that starts: only a function is added, no table changes.
+    /// A database made before `todo_patch_many` existed (by an older node) gets it from the first
+    /// node of this version that starts: only a function is added, no table changes.
     @Test func aDatabaseWithoutTheFunctionGetsItAtStart() throws {
         let database = try TestDatabase()
         try PostgresTableStore(config: database.config).close()
         let admin = try PostgresConnection.connect(database.config)
         defer { admin.close() }
-        try admin.execute("DROP FUNCTION todo_patch")
+        try admin.execute("DROP FUNCTION todo_patch_many")
         let node = try TableServerHarness(backend: .postgres, joining: database)
         try node.insert(#"{"id":"a","text":"one"}"#)
         #expect(try node.send("PATCH", "/tables/todoitem/a", body: #"{"text":"two"}"#).status == 200)
@@ -137,5 +140,70 @@ extension PostgresRoundTripTests {
             if !page.contains(where: { $0["text"]?.stringValue == "n\(i)" }) { missing.append(i) }
         }
         #expect(missing.isEmpty, "not in the next pull: \(missing.prefix(10))")
+    }
+}
+
+/// A node's PATCHes to one table that arrive while others are in the database share one statement
+/// (`PostgresPatchBatches`): one round trip, one transaction and one commit for all of them.
+@Suite struct PostgresPatchBatchTests {
+    /// Two PATCHes held in the database by another session's row locks fill the batches that may
+    /// run at once; the next eight wait, then run together as one statement, each answered as if
+    /// alone and in its order: two PATCHes of one row apply one after the other, so the second's
+    /// If-Match (the version before the first) fails with 412 and the first's row.
+    @Test func patchesThatArriveWhileOthersRunShareOneStatement() throws {
+        let node = try TableServerHarness(backend: .postgres)
+        let store = try #require(node.store as? PostgresTableStore)
+        var versions: [String: String] = [:]
+        for i in 0..<9 { versions["r\(i)"] = try node.insert(#"{"id":"r\#(i)","text":"zero"}"#)["version"]?.stringValue }
+        #expect(try node.send("PATCH", "/tables/todoitem/r8", body: #"{"text":"warm"}"#).status == 200)
+        let holder = try PostgresConnection.connect(store.config)
+        defer { holder.close() }
+        try holder.execute("BEGIN")
+        _ = try holder.query("SELECT 1 FROM todo_rows WHERE id_key IN ('r0', 'r1') FOR UPDATE")
+        let before = store.pool.idleCounters
+        let replies = Mutex<[Int: (status: Int, text: String?)]>([:])  // by PATCH number
+        let group = DispatchGroup()
+        func patch(_ n: Int, _ id: String, _ text: String, ifMatch: String = "*") {
+            DispatchQueue.global().async(group: group) {
+                if let reply = try? node.send("PATCH", "/tables/todoitem/\(id)", headers: [("If-Match", ifMatch)], body: #"{"text":"\#(text)"}"#) {
+                    replies.withLock { $0[n] = (reply.status, reply.object["text"]?.stringValue) }
+                }
+            }
+        }
+        func waitUntil(_ what: String, _ done: () throws -> Bool) throws {
+            let deadline = Deadline(secondsFromNow: 30)
+            while try !done() {
+                try #require(deadline.remainingMilliseconds > 0, "timed out waiting: \(what)")
+                usleep(2_000)
+            }
+        }
+        // Sessions of this test's database waiting for a lock (other tests share the cluster), seen
+        // from outside the holder's transaction (which would keep one snapshot of the view).
+        let observer = try PostgresConnection.connect(store.config)
+        defer { observer.close() }
+        let waitingLocks = {
+            try observer.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")[0]
+                .decode(0, as: Int64.self)
+        }
+        patch(0, "r0", "one")
+        try waitUntil("the first batch to wait for its row") { try waitingLocks() == 1 }
+        patch(1, "r1", "one")
+        try waitUntil("the second batch to wait for its row") { try waitingLocks() == 2 }
+        patch(2, "r2", "a")
+        try waitUntil("a PATCH waiting for a batch") { store.patchBatches.waiting == 1 }
+        patch(3, "r2", "b", ifMatch: "\"\(versions["r2"] ?? "")\"")
+        try waitUntil("two PATCHes waiting") { store.patchBatches.waiting == 2 }
+        for i in 3..<9 { patch(i + 1, "r\(i)", "one") }
+        try waitUntil("eight PATCHes waiting") { store.patchBatches.waiting == 8 }
+        try holder.execute("COMMIT")
+        group.wait()
+        let after = store.pool.idleCounters
+        let answered = replies.withLock { $0 }
+        #expect(answered.count == 10)
+        for n in [0, 1, 2] + Array(4..<10) { #expect(answered[n]?.status == 200, "PATCH \(n): \(String(describing: answered[n]))") }
+        #expect(answered[3]?.status == 412 && answered[3]?.text == "a", "\(String(describing: answered[3]))")
+        #expect(after.statements - before.statements == 3, "statements of 10 PATCHes: \(after.statements - before.statements)")
+        #expect(after.roundTrips - before.roundTrips == 3)
+        for i in 3..<9 { #expect(try node.send("GET", "/tables/todoitem/r\(i)").object["text"]?.stringValue == "one") }
     }
 }
