@@ -162,41 +162,53 @@ extension PostgresRoundTripTests {
         _ = try holder.query("SELECT 1 FROM todo_rows WHERE id_key IN ('r0', 'r1') FOR UPDATE")
         let before = store.pool.idleCounters
         let replies = Mutex<[Int: (status: Int, text: String?)]>([:])  // by PATCH number
-        let group = DispatchGroup()
-        func patch(_ n: Int, _ id: String, _ text: String, ifMatch: String = "*") {
-            DispatchQueue.global().async(group: group) {
-                if let reply = try? node.send("PATCH", "/tables/todoitem/\(id)", headers: [("If-Match", ifMatch)], body: #"{"text":"\#(text)"}"#) {
-                    replies.withLock { $0[n] = (reply.status, reply.object["text"]?.stringValue) }
-                }
-            }
-        }
-        func waitUntil(_ what: String, _ done: () throws -> Bool) throws {
-            let deadline = Deadline(secondsFromNow: 30)
-            while try !done() {
-                try #require(deadline.remainingMilliseconds > 0, "timed out waiting: \(what)")
-                usleep(2_000)
-            }
-        }
         // Sessions of this test's database waiting for a lock (other tests share the cluster), seen
         // from outside the holder's transaction (which would keep one snapshot of the view).
         let observer = try PostgresConnection.connect(store.config)
         defer { observer.close() }
-        let waitingLocks = {
-            try observer.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")[0]
-                .decode(0, as: Int64.self)
+        let waitingLocks: @Sendable () -> Int64 = {
+            (try? observer.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")[0]
+                .decode(0, as: Int64.self)) ?? -1
         }
-        patch(0, "r0", "one")
-        try waitUntil("the first batch to wait for its row") { try waitingLocks() == 1 }
-        patch(1, "r1", "one")
-        try waitUntil("the second batch to wait for its row") { try waitingLocks() == 2 }
-        patch(2, "r2", "a")
-        try waitUntil("a PATCH waiting for a batch") { store.patchBatches.waiting == 1 }
-        patch(3, "r2", "b", ifMatch: "\"\(versions["r2"] ?? "")\"")
-        try waitUntil("two PATCHes waiting") { store.patchBatches.waiting == 2 }
-        for i in 3..<9 { patch(i + 1, "r\(i)", "one") }
-        try waitUntil("eight PATCHes waiting") { store.patchBatches.waiting == 8 }
-        try holder.execute("COMMIT")
-        group.wait()
+        // PATCH n: its row, its text, its If-Match. Each runs on a thread of its own once `launched`
+        // passes n (Dispatch would run two at a time here, and these wait on purpose).
+        let r2 = versions["r2"] ?? ""
+        let patches = [("r0", "one", "*"), ("r1", "one", "*"), ("r2", "a", "*"), ("r2", "b", "\"\(r2)\"")]
+            + (3..<9).map { ("r\($0)", "one", "*") }
+        let launched = Mutex(0)
+        RealThreads.run(patches.count + 1) { n in
+            guard n == patches.count else {
+                while launched.withLock({ $0 }) <= n { usleep(1_000) }
+                let (id, text, ifMatch) = patches[n]
+                // Held up on purpose until all ten are in: a machine busy with other tests may take long.
+                if let reply = try? node.send("PATCH", "/tables/todoitem/\(id)", headers: [("If-Match", ifMatch)], body: #"{"text":"\#(text)"}"#,
+                                              receiveTimeout: .seconds(300)) {
+                    replies.withLock { $0[n] = (reply.status, reply.object["text"]?.stringValue) }
+                }
+                return
+            }
+            // The conductor: launches the PATCHes in order, each once the one before is where it should be.
+            let steps: [(launch: Int, what: String, done: @Sendable () -> Bool)] = [
+                (1, "the first batch to wait for its row", { waitingLocks() == 1 }),
+                (2, "the second batch to wait for its row", { waitingLocks() == 2 }),
+                (3, "a PATCH waiting for a batch", { store.patchBatches.waiting == 1 }),
+                (4, "two PATCHes waiting", { store.patchBatches.waiting == 2 }),
+                (10, "eight PATCHes waiting", { store.patchBatches.waiting == 8 }),
+            ]
+            for step in steps {
+                launched.withLock { $0 = step.launch }
+                let deadline = Deadline(secondsFromNow: 240)
+                while !step.done() {
+                    if deadline.remainingMilliseconds == 0 {
+                        Issue.record("timed out waiting: \(step.what)")
+                        launched.withLock { $0 = patches.count }
+                        break
+                    }
+                    usleep(2_000)
+                }
+            }
+            _ = try? holder.execute("COMMIT")
+        }
         let after = store.pool.idleCounters
         let answered = replies.withLock { $0 }
         #expect(answered.count == 10)
