@@ -57,8 +57,9 @@ enum PostgresPatch {
     /// row's newest version (what `FOR UPDATE` gave before), so If-Match stays exact. Only when it
     /// wrote nothing does a `SELECT … FOR UPDATE` say why (nothing was written, so the PATCH takes
     /// effect at that read). Stamps are taken after the gate is held, as `PostgresWriteGate.enter`
-    /// takes them; each is the clock's millisecond, so the settle waits only for a table stamped
-    /// ahead of the clock.
+    /// takes them: the clock's millisecond, but above the table's newest updatedAt, so a PATCH
+    /// stamps above every write answered before it began (checklist 133); the settle waits until
+    /// the clock has reached the last stamp.
     static let statements = [
         """
         CREATE OR REPLACE FUNCTION todo_patch_many(p_gate bigint, p_table text, p_items jsonb, p_max_bytes bigint,
@@ -74,6 +75,8 @@ enum PostgresPatch {
             p_patch jsonb;
             p_expected bigint;
             stamp bigint;
+            newest bigint;
+            floor_stamp bigint;
             last_stamp bigint := NULL;
         BEGIN
             PERFORM pg_advisory_xact_lock_shared(p_gate);
@@ -85,11 +88,13 @@ enum PostgresPatch {
             END IF;
             o_name := t.name; o_soft_delete := t.soft_delete; o_id_type := t.id_type; o_columns := t.columns::text;
             o_last_updated_at := t.last_updated_at; o_last_version := t.last_version; o_last_id := t.last_id;
+            SELECT max(updated_at) INTO newest FROM todo_rows WHERE table_key = p_table;
+            floor_stamp := GREATEST(t.last_updated_at, newest) + 1;
             FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
                 p_id := item ->> 0;
                 p_patch := item -> 1;
                 p_expected := (item ->> 2)::bigint;
-                stamp := GREATEST(todo_clock_ms(), t.last_updated_at + 1);
+                stamp := GREATEST(todo_clock_ms(), floor_stamp);
                 UPDATE todo_rows SET updated_at = stamp, version = nextval('todo_versions'), fields = fields || p_patch
                 WHERE table_key = p_table AND id_key = p_id AND NOT deleted AND (p_expected IS NULL OR version = p_expected)
                     AND octet_length(id) + 2 * octet_length((fields || p_patch)::text) <= p_max_bytes

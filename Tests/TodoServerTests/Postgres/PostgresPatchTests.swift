@@ -146,6 +146,22 @@ extension PostgresRoundTripTests {
 /// A node's PATCHes to one table that arrive while others are in the database share one statement
 /// (`PostgresPatchBatches`): one round trip, one transaction and one commit for all of them.
 @Suite struct PostgresPatchBatchTests {
+    /// A PATCH stamps above every write answered before it, even in the same millisecond (protocol
+    /// §4.6.1, checklist 133): one after the other, on two rows, each updatedAt above the last.
+    @Test func sequentialPatchesStampStrictlyIncreasing() throws {
+        let node = try TableServerHarness(backend: .postgres)
+        for id in ["a", "b"] { try node.insert(#"{"id":"\#(id)","text":"zero"}"#) }
+        var last = ""
+        var notAbove: [String] = []
+        for i in 0..<60 {
+            let row = try node.send("PATCH", "/tables/todoitem/\(i % 2 == 0 ? "a" : "b")", body: #"{"text":"t\#(i)"}"#).object
+            let stamp = row["updatedAt"]?.stringValue ?? ""
+            if stamp <= last { notAbove.append("\(i): \(stamp)") }
+            last = stamp
+        }
+        #expect(notAbove.isEmpty, "PATCHes not stamped above the one before: \(notAbove)")
+    }
+
     /// Two PATCHes held in the database by another session's row locks fill the batches that may
     /// run at once; the next eight wait, then run together as one statement, each answered as if
     /// alone and in its order: two PATCHes of one row apply one after the other, so the second's
