@@ -22,7 +22,7 @@ command -v wrk >/dev/null || { apt-get update -qq >/dev/null && apt-get install 
 bin="$root/.build/release"
 server=${SERVER:-$bin/todo-server}   # another build to compare with
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-work=/tmp/todo-pg-patch-bench
+work=${WORK:-/tmp/todo-pg-patch-bench}   # scratch folder (wiped)
 pids=()
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {

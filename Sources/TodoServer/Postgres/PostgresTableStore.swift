@@ -25,6 +25,8 @@ final class PostgresTableStore: Sendable {
     private let knownSchemas = Mutex<[String: TableSchema]>([:])
     /// Tests: runs just before a write commits (its stamps taken, its gate held).
     let beforeCommit: @Sendable () -> Void
+    /// This node's PATCHes that run in one statement, gathered into batches (`PostgresPatch`).
+    let patchBatches = PostgresPatchBatches()
 
     /// Connects and creates the store's tables when missing. Throws a `StorageError` saying why not.
     init(config: PostgresConfig, limits: StorageLimits = StorageLimits(), connections: Int = 8,

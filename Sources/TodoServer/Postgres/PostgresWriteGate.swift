@@ -105,7 +105,11 @@ enum PostgresWriteGate {
         """,
     ]
 
-    /// Takes the gate and reads the table's meta in one statement; `lockingTable`: its
+    /// Takes the gate and reads the table's meta in one statement; its `now` is the database's
+    /// clock, but above the table's newest updatedAt (an index-only scan of one entry), so a write
+    /// stamps above every write answered before it began, even in the same millisecond (protocol
+    /// §4.6.1, checklist 133); the settle then waits for the clock to reach that stamp.
+    /// `lockingTable`: its
     /// `todo_tables` row locked too. Nil meta: no such table. `firstRow`: an id key whose row is
     /// then read and locked in the same statement, after the gate (as `PostgresWriteBase.rowSQL` does).
     ///
@@ -131,7 +135,8 @@ enum PostgresWriteGate {
     /// of the row read and locked (`readingRow`), whose columns follow the meta's.
     static func enterSQL(lockingTable: Bool, readingRow: Bool) -> String {
         let gate = """
-            (SELECT todo_clock_ms() AS now_ms, nextval('todo_versions') AS version
+            (SELECT GREATEST(todo_clock_ms(), (SELECT max(n.updated_at) + 1 FROM todo_rows n WHERE n.table_key = $2)) AS now_ms,
+                nextval('todo_versions') AS version
              FROM (SELECT pg_advisory_xact_lock_shared($1) AS held OFFSET 0) AS gate OFFSET 0) AS g
             """
         let columns = "g.now_ms, g.version, \(PostgresTableSchema.metaColumns)" + (readingRow ? ", r.*" : "")

@@ -86,16 +86,18 @@ final class TableServerHarness: @unchecked Sendable {
 
     /// One request on a fresh connection. `g2` adds `ZUMO-API-VERSION: 2.0.0`. `allowing503`: the
     /// test expects the storage to be unavailable, so a 503 is not a failure of checklist 138.
+    /// `receiveTimeout`: longer for a request the test holds up on purpose.
     @discardableResult
     func send(_ method: String, _ target: String, g2: Bool = true, headers: [(String, String)] = [],
-              body: String? = nil, allowing503: Bool = false, from source: String? = nil) throws -> Reply {
+              body: String? = nil, allowing503: Bool = false, from source: String? = nil,
+              receiveTimeout: Duration = .seconds(10)) throws -> Reply {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         if g2 { head += "ZUMO-API-VERSION: 2.0.0\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         let bytes = Array((body ?? "").utf8)
         if body != nil { head += "Content-Length: \(bytes.count)\r\n" }
         head += "Connection: close\r\n\r\n"
-        let client = try RawHTTPClient(port: port, from: source)
+        let client = try RawHTTPClient(port: port, receiveTimeout: receiveTimeout, from: source)
         defer { client.close() }
         try client.send(Array(head.utf8) + bytes)
         let response = try client.readResponse(method: method)

@@ -1,4 +1,7 @@
+import Dispatch
+import Glibc
 import PostgresClient
+import Synchronization
 import Testing
 import TableProtocol
 import TodoBasics
@@ -85,14 +88,14 @@ extension PostgresRoundTripTests {
         #expect(read["text"] == "three" && read["size"] == 3 && read["shade"] == .null, "\(read)")
     }
 
-    /// A database made before `todo_patch` existed (by an older node) gets it from the first node
-    /// of this version that starts: only a function is added, no table changes.
+    /// A database made before `todo_patch_many` existed (by an older node) gets it from the first
+    /// node of this version that starts: only a function is added, no table changes.
     @Test func aDatabaseWithoutTheFunctionGetsItAtStart() throws {
         let database = try TestDatabase()
         try PostgresTableStore(config: database.config).close()
         let admin = try PostgresConnection.connect(database.config)
         defer { admin.close() }
-        try admin.execute("DROP FUNCTION todo_patch")
+        try admin.execute("DROP FUNCTION todo_patch_many")
         let node = try TableServerHarness(backend: .postgres, joining: database)
         try node.insert(#"{"id":"a","text":"one"}"#)
         #expect(try node.send("PATCH", "/tables/todoitem/a", body: #"{"text":"two"}"#).status == 200)
@@ -137,5 +140,98 @@ extension PostgresRoundTripTests {
             if !page.contains(where: { $0["text"]?.stringValue == "n\(i)" }) { missing.append(i) }
         }
         #expect(missing.isEmpty, "not in the next pull: \(missing.prefix(10))")
+    }
+}
+
+/// A node's PATCHes to one table that arrive while others are in the database share one statement
+/// (`PostgresPatchBatches`): one round trip, one transaction and one commit for all of them.
+@Suite struct PostgresPatchBatchTests {
+    /// A PATCH stamps above every write answered before it, even in the same millisecond (protocol
+    /// §4.6.1, checklist 133): one after the other, on two rows, each updatedAt above the last.
+    @Test func sequentialPatchesStampStrictlyIncreasing() throws {
+        let node = try TableServerHarness(backend: .postgres)
+        for id in ["a", "b"] { try node.insert(#"{"id":"\#(id)","text":"zero"}"#) }
+        var last = ""
+        var notAbove: [String] = []
+        for i in 0..<60 {
+            let row = try node.send("PATCH", "/tables/todoitem/\(i % 2 == 0 ? "a" : "b")", body: #"{"text":"t\#(i)"}"#).object
+            let stamp = row["updatedAt"]?.stringValue ?? ""
+            if stamp <= last { notAbove.append("\(i): \(stamp)") }
+            last = stamp
+        }
+        #expect(notAbove.isEmpty, "PATCHes not stamped above the one before: \(notAbove)")
+    }
+
+    /// Two PATCHes held in the database by another session's row locks fill the batches that may
+    /// run at once; the next eight wait, then run together as one statement, each answered as if
+    /// alone and in its order: two PATCHes of one row apply one after the other, so the second's
+    /// If-Match (the version before the first) fails with 412 and the first's row.
+    @Test func patchesThatArriveWhileOthersRunShareOneStatement() throws {
+        let node = try TableServerHarness(backend: .postgres)
+        let store = try #require(node.store as? PostgresTableStore)
+        var versions: [String: String] = [:]
+        for i in 0..<9 { versions["r\(i)"] = try node.insert(#"{"id":"r\#(i)","text":"zero"}"#)["version"]?.stringValue }
+        #expect(try node.send("PATCH", "/tables/todoitem/r8", body: #"{"text":"warm"}"#).status == 200)
+        let holder = try PostgresConnection.connect(store.config)
+        defer { holder.close() }
+        try holder.execute("BEGIN")
+        _ = try holder.query("SELECT 1 FROM todo_rows WHERE id_key IN ('r0', 'r1') FOR UPDATE")
+        let before = store.pool.idleCounters
+        let replies = Mutex<[Int: (status: Int, text: String?)]>([:])  // by PATCH number
+        // Sessions of this test's database waiting for a lock (other tests share the cluster), seen
+        // from outside the holder's transaction (which would keep one snapshot of the view).
+        let observer = try PostgresConnection.connect(store.config)
+        defer { observer.close() }
+        let waitingLocks: @Sendable () -> Int64 = {
+            (try? observer.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")[0]
+                .decode(0, as: Int64.self)) ?? -1
+        }
+        // PATCH n: its row, its text, its If-Match. Each runs on a thread of its own once `launched`
+        // passes n (Dispatch would run two at a time here, and these wait on purpose).
+        let r2 = versions["r2"] ?? ""
+        let patches = [("r0", "one", "*"), ("r1", "one", "*"), ("r2", "a", "*"), ("r2", "b", "\"\(r2)\"")]
+            + (3..<9).map { ("r\($0)", "one", "*") }
+        let launched = Mutex(0)
+        RealThreads.run(patches.count + 1) { n in
+            guard n == patches.count else {
+                while launched.withLock({ $0 }) <= n { usleep(1_000) }
+                let (id, text, ifMatch) = patches[n]
+                // Held up on purpose until all ten are in: a machine busy with other tests may take long.
+                if let reply = try? node.send("PATCH", "/tables/todoitem/\(id)", headers: [("If-Match", ifMatch)], body: #"{"text":"\#(text)"}"#,
+                                              receiveTimeout: .seconds(300)) {
+                    replies.withLock { $0[n] = (reply.status, reply.object["text"]?.stringValue) }
+                }
+                return
+            }
+            // The conductor: launches the PATCHes in order, each once the one before is where it should be.
+            let steps: [(launch: Int, what: String, done: @Sendable () -> Bool)] = [
+                (1, "the first batch to wait for its row", { waitingLocks() == 1 }),
+                (2, "the second batch to wait for its row", { waitingLocks() == 2 }),
+                (3, "a PATCH waiting for a batch", { store.patchBatches.waiting == 1 }),
+                (4, "two PATCHes waiting", { store.patchBatches.waiting == 2 }),
+                (10, "eight PATCHes waiting", { store.patchBatches.waiting == 8 }),
+            ]
+            for step in steps {
+                launched.withLock { $0 = step.launch }
+                let deadline = Deadline(secondsFromNow: 240)
+                while !step.done() {
+                    if deadline.remainingMilliseconds == 0 {
+                        Issue.record("timed out waiting: \(step.what)")
+                        launched.withLock { $0 = patches.count }
+                        break
+                    }
+                    usleep(2_000)
+                }
+            }
+            _ = try? holder.execute("COMMIT")
+        }
+        let after = store.pool.idleCounters
+        let answered = replies.withLock { $0 }
+        #expect(answered.count == 10)
+        for n in [0, 1, 2] + Array(4..<10) { #expect(answered[n]?.status == 200, "PATCH \(n): \(String(describing: answered[n]))") }
+        #expect(answered[3]?.status == 412 && answered[3]?.text == "a", "\(String(describing: answered[3]))")
+        #expect(after.statements - before.statements == 3, "statements of 10 PATCHes: \(after.statements - before.statements)")
+        #expect(after.roundTrips - before.roundTrips == 3)
+        for i in 3..<9 { #expect(try node.send("GET", "/tables/todoitem/r\(i)").object["text"]?.stringValue == "one") }
     }
 }
