@@ -37,6 +37,22 @@ import TodoTestSupport
         #expect(Self.sh("'\(Self.binary)' add 'Buy milk'", in: dir.path).code == 0)
     }
 
+    /// With SIGPIPE ignored (python3 ignores it and, with `restore_signals=False`, leaves it so in
+    /// todo; some shells and CI runners do the same), a reader that went away used to be ignored:
+    /// `todo list --all | head -1` read and rendered every item to the end and exited 0. The
+    /// pipe's reader is closed before todo starts, so its first write fails with EPIPE.
+    @Test(arguments: [["list", "--all"], ["export", "--json-lines"], ["--help"]])
+    func aReaderThatWentAwayEndsTheCommandAsSIGPIPEWould(_ arguments: [String]) {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        Fixtures.copy("Stores/synced", to: dir.path)
+        let script = "import os,subprocess,sys; r,w=os.pipe(); os.close(r); print(subprocess.run(sys.argv[1:], stdout=w, restore_signals=False).returncode)"
+        let r = Self.sh("python3 -c '\(script)' '\(Self.binary)' \(arguments.joined(separator: " "))", in: dir.path)
+        #expect(r.code == 0)
+        #expect(r.out == "-13\n", "killed by SIGPIPE, as when the signal is not ignored")
+        #expect(r.err == "")
+    }
+
     @Test func aStaleLockFileBlocksNobody() {
         let dir = TempDirectory()
         defer { dir.remove() }

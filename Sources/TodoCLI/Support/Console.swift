@@ -71,9 +71,23 @@ public final class Console: Sendable {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 { if errno == EINTR { continue }; break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE && fd == 1 { endAsSIGPIPEWould() }
+                break
+            }
             offset += n
         }
+    }
+
+    /// The reader of stdout went away (`todo list --all | head -1`) while SIGPIPE was ignored (by
+    /// a parent that spawned todo so, as Python does): end as the signal would have ended us, and
+    /// as git does, rather than go on reading and rendering a million items for no one. Every
+    /// commit is crash-safe, so ending here is as safe as the signal.
+    private static func endAsSIGPIPEWould() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        _exit(128 + SIGPIPE)
     }
 
     /// Captured text (capturing console only).
