@@ -9,14 +9,21 @@ import TodoTestSupport
 /// the stamps of the two indexes, which are not fsynced; no syncfs (it would write back every
 /// dirty file of the disk).
 @Suite struct CommitSyncGuardTests {
-    @Test func localChangesSyncOnceAfterTheJournal() {
+    /// A store with six pending inserts and both indexes built by `doctor`, so that every change
+    /// after it keeps them; its file system counts calls.
+    static func sixPendingInserts() -> (TempDirectory, CountingFileSystem, CLIHarness) {
         let dir = TempDirectory()
-        defer { dir.remove() }
         let fs = CountingFileSystem()
         let cli = CLIHarness(directory: dir.path, fs: fs)
         #expect(cli.run("init").code == 0)
         for i in 0..<6 { #expect(cli.run("add", "item \(i)", "--id", "id-\(i)").code == 0) }
-        #expect(cli.run("doctor").out.hasPrefix("ok: "))  // the indexes, kept by every change below
+        #expect(cli.run("doctor").out.hasPrefix("ok: "))
+        return (dir, fs, cli)
+    }
+
+    @Test func localChangesSyncOnceAfterTheJournal() {
+        let (dir, fs, cli) = Self.sixPendingInserts()
+        defer { dir.remove() }
         let commands: [[String]] = [["add", "one more", "--id", "new-1"], ["edit", "id-3", "--text", "changed"],
                                     ["done", "id-4"], ["rm", "id-5"], ["undone", "id-4"]]
         for args in commands {
@@ -44,13 +51,8 @@ import TodoTestSupport
     /// the index of pending operations names the same files, so no bucket or page of it is
     /// written (a page holds 1,000 names, 76 KB, at 100,000 pending operations).
     @Test func aFoldedEditLeavesThePendingIndexAlone() {
-        let dir = TempDirectory()
+        let (dir, fs, cli) = Self.sixPendingInserts()
         defer { dir.remove() }
-        let fs = CountingFileSystem()
-        let cli = CLIHarness(directory: dir.path, fs: fs)
-        #expect(cli.run("init").code == 0)
-        for i in 0..<6 { #expect(cli.run("add", "item \(i)", "--id", "id-\(i)").code == 0) }
-        #expect(cli.run("doctor").out.hasPrefix("ok: "))
         for args in [["edit", "id-3", "--text", "changed"], ["done", "id-4"], ["undone", "id-4"]] {
             fs.reset()
             let r = cli.run(args)
