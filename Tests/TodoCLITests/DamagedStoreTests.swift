@@ -55,7 +55,7 @@ import TodoTestSupport
         #expect(doctor.code == 1)
         #expect(doctor.out == """
             .todo/format.json: missing: without it this .todo is not a complete replica and no other todo command opens it (it holds 3 items, 1 pending operation and counters at operation 2 and receipt 1); if the other files are intact, recreate it holding {"format": 1}
-            1 problems found (1 tables, 3 items, 1 pending operations, 0 conflicts, 0 receipts)
+            1 problem found (1 table, 3 items, 1 pending operation, 0 conflicts, 0 receipts)
 
             """, "\(doctor)")
         #expect(changedPaths(snapshot(dir.path), before) == [], "doctor writes nothing to a store of unknown format")

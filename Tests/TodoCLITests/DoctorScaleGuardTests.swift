@@ -39,7 +39,7 @@ import TodoTestSupport
         defer { dir.remove() }
         fs.reset()
         let doctor = CLIHarness(directory: dir.path, environment: Self.small, fs: fs).run("doctor")
-        #expect(doctor.code == 0 && doctor.out == "ok: 1 tables, \(Self.n + Self.pending) items, \(Self.pending) pending operations, 0 conflicts, 0 receipts\n", "\(doctor)")
+        #expect(doctor.code == 0 && doctor.out == "ok: 1 table, \(Self.n + Self.pending) items, \(Self.pending) pending operations, 0 conflicts, 0 receipts\n", "\(doctor)")
         let figures = try #require(Self.figures(doctor.err), "doctor says what it held: \(doctor.err)")
         #expect(figures[0] <= 16 + Self.pending, "at most a batch of item files and those with operations: \(figures)")
         #expect(figures[1] <= (Self.n + Self.pending) / 3, "a bucket and the sort's budget of ids, not every id: \(figures)")
@@ -182,7 +182,7 @@ import TodoTestSupport
         for vouched in [false, true] {
             if !vouched { try FileManager.default.removeItem(atPath: stamp) }  // stale: doctor rebuilds it
             let doctor = CLIHarness(directory: dir.path, environment: small).run("doctor")
-            #expect(doctor.code == 0 && doctor.out == "ok: 1 tables, \(Self.n - 1) items, \(Self.n - 1) pending operations, 0 conflicts, 1 receipts\n", "\(doctor)")
+            #expect(doctor.code == 0 && doctor.out == "ok: 1 table, \(Self.n - 1) items, \(Self.n - 1) pending operations, 0 conflicts, 1 receipt\n", "\(doctor)")
             let figures = try #require(Self.figures(doctor.err), "doctor says what it held: \(doctor.err)")
             #expect(figures[0] == 1, "an item's operations at a time: \(figures)")
             #expect(figures[1] > 0 && figures[1] <= Self.n / 3, "a sort's budget of names, not the queue: \(figures)")

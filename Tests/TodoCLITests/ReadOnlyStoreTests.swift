@@ -90,7 +90,7 @@ import TodoTestSupport
         let doctor = store.run("doctor")
         #expect(doctor.code == 1, "\(doctor)")
         #expect(doctor.out.contains(".todo/journal.json: a committed change is not written to its files yet: "), "\(doctor)")
-        #expect(doctor.out.hasSuffix(" (1 tables, 3 items, 1 pending operations, 0 conflicts, 0 receipts)\n"),
+        #expect(doctor.out.hasSuffix(" (1 table, 3 items, 1 pending operation, 0 conflicts, 0 receipts)\n"),
                 "doctor counts the store as it will be: \(doctor)")
 
         let writer = store.run("add", "Pay rent")
@@ -121,7 +121,7 @@ import TodoTestSupport
             #expect(r.code == 0 && r.err == "", "todo \(args.joined(separator: " ")): \(r)")
         }
         let doctor = store.run("doctor")
-        #expect(doctor.code == 0 && doctor.out == "ok: 1 tables, 2 items, 1 pending operations, 1 conflicts, 0 receipts\n", "\(doctor)")
+        #expect(doctor.code == 0 && doctor.out == "ok: 1 table, 2 items, 1 pending operation, 1 conflict, 0 receipts\n", "\(doctor)")
         #expect(changedPaths(snapshot(temp.path), before) == [])
     }
 }

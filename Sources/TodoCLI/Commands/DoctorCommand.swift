@@ -64,8 +64,10 @@ struct DoctorCommand: Command {
         } else {
             for p in problems { ctx.console.out("\(p.path): \(p.message)") }
             for n in notes { ctx.console.out("note: \(n.path): \(n.message)") }
-            let counts = "\(report.tables) tables, \(report.items) items, \(report.operations) pending operations, \(report.conflicts) conflicts, \(report.receipts) receipts"
-            ctx.console.out(report.problems.isEmpty ? "ok: \(counts)" : "\(report.problems.count) problems found (\(counts))")
+            let counts = [Plural.count(report.tables, "table"), Plural.count(report.items, "item"),
+                          Plural.count(report.operations, "pending operation"), Plural.count(report.conflicts, "conflict"),
+                          Plural.count(report.receipts, "receipt")].joined(separator: ", ")
+            ctx.console.out(report.problems.isEmpty ? "ok: \(counts)" : "\(Plural.count(report.problems.count, "problem")) found (\(counts))")
             if let remote { for line in VerifyRenderer.text(remote) { ctx.console.out(line) } }
         }
         if let remote {
