@@ -32,8 +32,10 @@ enum PendingIndex {
     /// The names in the operations folder that are no operation file name (`strays`).
     static let straysFile = directory + "/strays"
     /// 2: with the pages of the queue (an index of version 1 has none, and is stale); 3: with
-    /// `strays` (an index of version 2 vouched for a folder holding one, and its pages skipped it).
-    static let stampHeader = "todo pending stamp 3"
+    /// `strays` (an index of version 2 vouched for a folder holding one, and its pages skipped it);
+    /// 4: pages of 250 numbers (those of version 3 hold 1,000: read by today's names, they would
+    /// give a wrong order).
+    static let stampHeader = "todo pending stamp 4"
 
     /// FNV-1a of `<table>.<enc>`: where an item's operation names are kept.
     static func bucket(table: String, encodedID: String) -> Int {

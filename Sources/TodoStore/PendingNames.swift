@@ -2,7 +2,7 @@ import TodoModel
 
 /// A bucket or page of the index of pending operations (`PendingIndex`) as read: its bytes and
 /// where each name sits in them, so that a local change updates the files it stages without a
-/// String per name. At 100,000 pending operations a page holds 1,000 names (76 KB): parsing two
+/// String per name. At 100,000 pending operations a page held 1,000 names (76 KB): parsing two
 /// pages into values, sorting their names as Strings and encoding them again was half of an
 /// `edit`'s instructions (issue 21 item 3).
 struct PendingNames {

@@ -52,7 +52,9 @@ public final class Store {
     var idIndexesLeftStale: Set<String> = []
     /// What this command's last rebuild of an index of ids held in memory (tests read it).
     var lastIDIndexRebuild: IDIndex.RebuildFigures?
-    /// The numbers this command's commits gave to new items, by table and key (`ItemNumbers`).
+    /// The numbers the last commit that numbered new items gave them, by table and key
+    /// (`ItemNumbers`): what `add` prints. Only that commit's: a clone that kept every page's
+    /// would hold a million keys (about 130 MB) by its end (issue 21).
     public internal(set) var givenNumbers: [String: [String: Int]] = [:]
 
     init(layout: StoreLayout, fs: any FileSystem, lock: StoreLock?) {

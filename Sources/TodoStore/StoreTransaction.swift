@@ -246,7 +246,7 @@ extension Store {
     func afterCommit(_ prepared: PreparedCommit) {
         if prepared.keepsPendingIndex { PendingIndex.restamp(self) }
         IDIndex.restamp(prepared.idIndexTables, self)
-        for (table, numbers) in prepared.numbers { givenNumbers[table, default: [:]].merge(numbers) { $1 } }
+        if !prepared.numbers.isEmpty { givenNumbers = prepared.numbers }
     }
 
     /// The transaction with its new generation staged in `state.json`.

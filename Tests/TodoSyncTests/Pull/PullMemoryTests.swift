@@ -35,4 +35,13 @@ import TodoTestSupport
         #expect(engine.rememberedRows == 0, "rows kept after the pull: \(engine.rememberedRows)")
         #expect(try store.itemFiles(table: "todoitem").count == 600)
     }
+
+    @Test("a clone of 600 rows in pages of 50 holds the numbers given by one page at most") func cloneHoldsOnePageOfNumbers() throws {
+        let (_, report, store, world) = try Self.pulled(rows: 600)
+        defer { withExtendedLifetime(world) {} }
+        #expect(report.queries.first?.created == 600)
+        let held = store.givenNumbers.values.reduce(0) { $0 + $1.count }
+        #expect(held <= 50, "numbers held after the clone: \(held)")
+        #expect(try store.itemNumbers(table: "todoitem").count == 600)
+    }
 }
