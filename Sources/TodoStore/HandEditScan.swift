@@ -5,16 +5,20 @@ import TodoModel
 /// `doctor`) and for `push`, which must not overwrite one. Interactive commands (`add`, `show`,
 /// `edit`) only look at the item they touch (`history`).
 extension Store {
-    /// Every hand edit of a table (or of every table). Reads every operation, and the item files
-    /// that changed since a scan last found them clean (`ItemStampCache`); then records the clean
-    /// ones for the next scan. The items folders are walked 2,048 names at a time, so memory
-    /// holds the operations and 16 bytes per clean item, not the listing.
-    public func handEdits(table: String? = nil) throws(StoreError) -> [HandEdit] {
-        var opsByPath: [String: [PendingOperation]] = [:]
-        for op in try operations(table: table) { opsByPath[layout.item(op.table, op.id), default: []].append(op) }
+    /// Every hand edit of a table (or of every table). Reads every operation, an item at a time
+    /// with its item file (`QueueByItem`), and the other item files that changed since a scan
+    /// last found them clean (`ItemStampCache`); then records the clean ones for the next scan.
+    /// The items folders are walked 2,048 names at a time, so memory holds a batch of operations
+    /// and item files, and 16 bytes per item, never the queue nor the listing. `eachName` and
+    /// `eachOperation` see every pending name (folder order) and operation read (item order) of
+    /// the table, for `status`, which shows the queue without reading it twice.
+    public func handEdits(table: String? = nil,
+                          eachName: (OperationFileName) throws(StoreError) -> Void = { _ in },
+                          eachOperation: (PendingOperation) throws(StoreError) -> Void = { _ in }) throws(StoreError) -> [HandEdit] {
+        let queue = try QueueByItem(self, table: table, eachName: eachName)
+        var edits = try queue.handEdits(self, eachOperation: eachOperation)
         let cache = ItemStampCache.load(self)
         var scan = ItemStampCache.beginScan(self)
-        var edits: [HandEdit] = []
         var added = false
         for t in try tables() where table == nil || t == table {
             let dir = layout.itemsDirectory(t)
@@ -26,8 +30,6 @@ extension Store {
                 var stamps: [String: FileStamp] = [:]
                 for (name, stamp) in zip(names, fs.stamps(in: layout.absolute(dir), names: names)) {
                     let path = dir + "/" + name
-                    // An item with operations is read anyway: its operations are checked against it.
-                    let stamp = opsByPath[path] == nil ? stamp : nil
                     if let stamp, cache.isClean(path, stamp) {
                         scan.add(path, stamp)
                         continue
@@ -37,7 +39,7 @@ extension Store {
                 }
                 do throws(StoreError) {
                     for file in try readItemFiles(toRead, parallel: true) {
-                        let found = handEdits(file, operations: (opsByPath[file.path] ?? []).sorted { $0.sequence < $1.sequence }, table: t)
+                        let found = handEdits(file, operations: [], table: t)
                         if found.isEmpty, let stamp = stamps[file.path] {
                             scan.add(file.path, stamp)
                             added = true
@@ -52,7 +54,8 @@ extension Store {
             }
             do {
                 _ = try fs.scanDirectory(layout.absolute(dir)) { name in
-                    guard name.hasSuffix(".json") else { return true }
+                    // An item with operations was checked against them, with them (`QueueByItem`).
+                    guard name.hasSuffix(".json"), !queue.items.contains(t + "/" + String(name.dropLast(5))) else { return true }
                     names.append(name)
                     return names.count < 2048 || drain()
                 }

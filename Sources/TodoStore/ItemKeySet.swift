@@ -6,7 +6,7 @@
 /// Two independent hashes of the same key collide for two different keys with a chance of about
 /// n² / 2¹²⁹: none in any replica (the key is a table and an id, not chosen to collide).
 public struct ItemKeySet {
-    private struct Hash: Comparable {
+    struct Hash: Comparable {
         var a: UInt64
         var b: UInt64
         static func < (x: Hash, y: Hash) -> Bool { (x.a, x.b) < (y.a, y.b) }
@@ -40,7 +40,7 @@ public struct ItemKeySet {
     }
 
     /// FNV-1a 64, and a multiply-xorshift mix of the same bytes with other constants.
-    private static func hash(_ key: String) -> Hash {
+    static func hash(_ key: String) -> Hash {
         var a: UInt64 = 0xcbf2_9ce4_8422_2325
         var b: UInt64 = 0x9e37_79b9_7f4a_7c15
         for byte in key.utf8 {

@@ -80,11 +80,20 @@ extension Store {
     }
 
     /// The number of one item (nil: none yet), from the index of ids while it vouches for the
-    /// folders (`IDIndex`), else from every numbers file.
+    /// folders (`IDIndex`), else from every numbers file, one at a time (a dictionary of every
+    /// number held 170 MB at a million: `show` before any index, issue 21).
     public func itemNumber(table: String, id: String) -> Int? {
         let key = ItemID.key(id)
         if let indexed = IDIndex.neighbours(of: key, table: table, in: self) { return indexed.found?.number }
-        return (try? itemNumbers(table: table))?[key]
+        let dir = ItemNumbers.folder(layout, table)
+        var found: Int?
+        do throws(StoreError) {
+            for name in try list(dir) where name != "next" {
+                guard let numbers = try decode(dir + "/" + name, ItemNumbers.parseNumbers) else { continue }
+                for (n, k) in numbers where k == key && n > (found ?? 0) { found = n }
+            }
+        } catch { return nil }
+        return found
     }
 
     /// The next number of a table, nil when it has never been numbered.

@@ -25,7 +25,7 @@ extension Store {
     /// walked, not listed.
     public func forEachKnownIDKey(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
         try forEachItemKeyOnDisk(table: table, body)
-        for key in try knownIDKeysWithoutItems(table: table) { try body(key) }
+        try forEachKnownIDKeyWithoutItems(table: table, body)
     }
 
     /// The known key other than `key` that shares the longest prefix with it: all the short id of
@@ -43,12 +43,14 @@ extension Store {
         if let indexed = IDIndex.neighbours(of: key, table: table, in: self)
             ?? (isWritable && keepsPendingIndex && IDIndex.rebuild(table, self) ? IDIndex.neighbours(of: key, table: table, in: self) : nil) {
             for entry in [indexed.before, indexed.after] { if let entry { consider(entry.key) } }
-            for other in try knownIDKeysWithoutItems(table: table) { consider(other) }
+            try forEachKnownIDKeyWithoutItems(table: table) { consider($0) }
             return best?.key
         }
         let target = Array(key.utf8)
         let dir = layout.itemsDirectory(table)
-        for name in try list(dir) where name.hasSuffix(".json") {
+        // Walked, not listed: a listing of a million names held 80 MB (issue 21).
+        var hashed: [String] = []
+        try scanItemFileNames(table: table) { name throws(StoreError) in
             // Plain names (no `%`, no `~`: most ids) are their key: compared as bytes, which for
             // ASCII names counts the same shared prefix as scalars do.
             var plain = true
@@ -61,15 +63,17 @@ extension Store {
                 length += 1
             }
             if plain {
-                if length == target.count && shared == length { continue }  // the key itself
+                if length == target.count && shared == length { return true }  // the key itself
                 if best == nil || shared > best!.length { best = (shared, String(name.dropLast(5))) }
             } else if let decoded = IDEncoding.decode(String(name.dropLast(5))) {
                 consider(decoded)
-            } else if let file = try decodeItemFile(dir + "/" + name) {
-                consider(ItemID.key(file.item.id))
+            } else {
+                hashed.append(name)
             }
+            return true
         }
-        for other in try knownIDKeysWithoutItems(table: table) { consider(other) }
+        for name in hashed { if let file = try decodeItemFile(dir + "/" + name) { consider(ItemID.key(file.item.id)) } }
+        try forEachKnownIDKeyWithoutItems(table: table) { consider($0) }
         return best?.key
     }
 
@@ -81,7 +85,9 @@ extension Store {
             ?? (isWritable && keepsPendingIndex && IDIndex.rebuild(table, self) ? IDIndex.entries(withPrefix: prefix, table: table, in: self) : nil) {
             keys = Set(indexed.map(\.key)).union(try knownIDKeysWithoutItems(table: table))
         } else {
-            keys = try knownIDKeys(table: table)
+            // Walked, keeping the keys with the prefix: a set of every key held 100 MB at a million.
+            keys = []
+            try forEachKnownIDKey(table: table) { if IDIndex.startsWith($0, prefix) { keys.insert($0) } }
         }
         return keys.filter { IDIndex.startsWith($0, prefix) }.sorted(by: IDIndex.precedes)
     }
@@ -99,30 +105,46 @@ extension Store {
     /// The keys of a table's pending deletes (ids without an item file) and open conflicts.
     public func knownIDKeysWithoutItems(table: String) throws(StoreError) -> Set<String> {
         var keys: Set<String> = []
-        for name in try operationNamesWithoutItemFiles() where name.table == table {
-            if let key = IDEncoding.decode(name.encodedID) {
-                keys.insert(key)
-            } else if let op = try operation(name) {
-                keys.insert(ItemID.key(op.id))
-            }
-        }
-        for name in try conflictNames() where name.table == table {
-            if let key = IDEncoding.decode(name.encodedID) {
-                keys.insert(key)
-            } else if let c = try read(StoreLayout.conflictsDirectory + "/\(name.table).\(name.encodedID).json", as: ConflictFile.self) {
-                keys.insert(ItemID.key(c.id))
-            }
-        }
+        try forEachKnownIDKeyWithoutItems(table: table) { keys.insert($0) }
         return keys
     }
 
-    /// The operations whose ids may have no item file: the pending deletes from the index while
-    /// it vouches for the folder, else every operation (a listing).
-    private func operationNamesWithoutItemFiles() throws(StoreError) -> [OperationFileName] {
-        if PendingIndex.vouchedStamp(self) != nil, let deletes = PendingIndex.names(PendingIndex.deletesFile, in: self) {
-            return deletes.compactMap(OperationFileName.init(parsing:))
+    /// The same keys one at a time (some twice), without holding them: with an index of pending
+    /// operations that does not vouch for the folder, every operation's, as the folder is walked
+    /// (a listing and a set of a million keys held 170 MB: `show` before any index, issue 21).
+    public func forEachKnownIDKeyWithoutItems(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
+        func key(_ name: OperationFileName) throws(StoreError) {
+            guard name.table == table else { return }
+            if let key = IDEncoding.decode(name.encodedID) {
+                try body(key)
+            } else if let op = try operation(name) {
+                try body(ItemID.key(op.id))
+            }
         }
-        return try operationNames()
+        if PendingIndex.vouchedStamp(self) != nil, let deletes = PendingIndex.names(PendingIndex.deletesFile, in: self) {
+            for name in deletes.compactMap(OperationFileName.init(parsing:)) { try key(name) }
+        } else {
+            try forEachOperationName(key)
+        }
+        try forEachConflictIDKey(table: table, body)
+    }
+
+    /// The keys of a table's item files and open conflicts one at a time (some twice), without
+    /// holding them: with its pending operations' keys, every id it knows. For `status`, which
+    /// walks the queue itself (`knownIDKeysWithoutItems` lists it whole when the index is stale).
+    public func forEachItemOrConflictIDKey(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
+        try forEachItemKeyOnDisk(table: table, body)
+        try forEachConflictIDKey(table: table, body)
+    }
+
+    private func forEachConflictIDKey(table: String, _ body: (String) throws(StoreError) -> Void) throws(StoreError) {
+        for name in try conflictNames() where name.table == table {
+            if let key = IDEncoding.decode(name.encodedID) {
+                try body(key)
+            } else if let c = try read(StoreLayout.conflictsDirectory + "/\(name.table).\(name.encodedID).json", as: ConflictFile.self) {
+                try body(ItemID.key(c.id))
+            }
+        }
     }
 }
 

@@ -47,6 +47,8 @@ public final class Store {
     public var itemBatchSize = 2048
     /// The most item files a batched walk (`forEachItemFile`) held at once (tests read it).
     public internal(set) var peakItemFilesHeld = 0
+    /// The most operations a walk of the queue by item (`handEdits(table:)`) held at once.
+    public internal(set) var peakOperationsHeld = 0
     /// Tables whose index of ids this command's commits could not keep (a pull page of new items,
     /// a first numbering): `rebuildIDIndexesLeftStale` rebuilds them once at the end.
     var idIndexesLeftStale: Set<String> = []

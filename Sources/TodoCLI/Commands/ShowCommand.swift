@@ -35,7 +35,7 @@ struct ShowCommand: Command {
                 conflict = try s.conflict(table: table, id: id)
             } catch { throw .store(error) }
             // Short ids (every id of the table) only for the message that needs one.
-            let short = history.item == nil ? try ShortIDs.load(s, table: table) : ShortIDs(keys: [])
+            let short = history.item == nil ? ShortIDs.around(id, table: table, in: s) : ShortIDs(keys: [])
             return (table, id, history, conflict, edits, short, s.itemNumber(table: table, id: id))
         }
         guard let item = history.item else {

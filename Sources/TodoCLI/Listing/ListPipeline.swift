@@ -14,8 +14,8 @@ import TodoStore
 ///    default order) and, with an id column, its shortest unique prefix from its two neighbours.
 /// 3. A sort by the whole order key, whose merge prints, up to `--limit`.
 /// Both sorts are `RunSorter`s: in memory up to 8 MB, then runs under `.todo/cache` (a temporary
-/// folder for a read-only replica), merged one record at a time. Memory is the two buffers, the
-/// names of the table's pending operations, and column widths: not the items.
+/// folder for a read-only replica), merged one record at a time. Memory is the two buffers, 24
+/// bytes per pending item of the table (`PendingKinds`), and column widths: not the items.
 struct ListPipeline {
     let query: ListQuery
     let table: String
@@ -36,7 +36,7 @@ struct ListPipeline {
         return try sorted(latest)
     }
 
-    private func sorted(_ latest: [String: String]) throws(CLIError) -> [HandEdit] {
+    private func sorted(_ latest: PendingKinds) throws(CLIError) -> [HandEdit] {
         let folders = store.scratchFolders(environment: ctx.environment)
         // TODO_TEST_SORT_BUDGET (bytes) makes small tables spill runs, and reports the sorts on
         // stderr: how tests see that the items were not all held.
@@ -69,7 +69,7 @@ struct ListPipeline {
                 try Self.io { () throws(FileSystemError) in try byID.add(table: table, key: idKey, row: Self.frame(key) + payload) }
             }
             if withShortIDs {
-                for key in try store.knownIDKeysWithoutItems(table: table) {
+                try store.forEachKnownIDKeyWithoutItems(table: table) { key throws(StoreError) in
                     try Self.io { () throws(FileSystemError) in try byID.addKnown(table: table, key: key) }
                 }
             }
@@ -94,18 +94,19 @@ struct ListPipeline {
     }
 
     /// The kind of each item's last pending operation, by encoded id: one walk of the
-    /// operations folder, no file opened (about 100 bytes per pending item).
-    private func pendingOperations() throws(CLIError) -> [String: String] {
-        var latest: [String: (kind: String, sequence: Int)] = [:]
+    /// operations folder, no file opened (`PendingKinds`: 24 bytes per pending item).
+    private func pendingOperations() throws(CLIError) -> PendingKinds {
+        var latest = PendingKinds()
         do throws(StoreError) {
             try store.forEachOperationName { op in
-                guard op.table == table, op.sequence > latest[op.encodedID]?.sequence ?? Int.min else { return }
-                latest[op.encodedID] = (op.kind.rawValue, op.sequence)
+                guard op.table == table else { return }
+                latest.insert(op)
             }
         } catch {
             throw .store(error)
         }
-        return latest.mapValues(\.kind)
+        latest.finish()
+        return latest
     }
 
     /// Merges the sort by id: each row gets its number, and its short id in the text form, and

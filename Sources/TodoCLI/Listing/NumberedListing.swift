@@ -12,7 +12,7 @@ struct NumberedListing {
     let store: Store
     let ctx: CommandContext
     /// The kind of each item's last pending operation, by encoded id.
-    let pending: [String: String]
+    let pending: PendingKinds
 
     /// Whether a query can be printed in number order as read: no `--sort`, and in the text
     /// form no padded column whose width depends on every row.
@@ -54,5 +54,22 @@ struct NumberedListing {
     static func row(_ item: Item, pending: String?, edited: Bool, _ columns: [ListColumn]) -> ListRow {
         ListRow(id: item.id, done: item.isComplete, pending: pending ?? "", edited: edited,
                 cells: columns.map { ListPrinter.cell($0, of: item) })
+    }
+}
+
+/// The kind of each pending item's last operation (`insert`, `update`, `delete`), by encoded
+/// id, as `list` shows it: in 24 bytes an item (`ItemKeyMap`), not a dictionary of strings.
+struct PendingKinds {
+    private var map = ItemKeyMap()
+    private static let kinds = PendingOperation.Kind.allCases
+
+    mutating func insert(_ name: OperationFileName) {
+        map.insert(name.encodedID, order: name.sequence, value: UInt8(Self.kinds.firstIndex(of: name.kind) ?? 0))
+    }
+
+    mutating func finish() { map.finish() }
+
+    subscript(encodedID: String) -> String? {
+        map[encodedID].map { Self.kinds[Int($0)].rawValue }
     }
 }

@@ -11,17 +11,15 @@ enum StatusRenderer {
             lines.append("Remote: none")
             lines.append("  (use \"todo remote set URL\" to name the table server to sync with)")
         }
-        let held = r.held
-        if r.pending.isEmpty {
+        if r.queue.count == 0 {
             lines.append("")
             lines.append("Nothing to push.")
         } else {
             lines.append("")
-            lines.append("Pending operations: \(r.pending.count)\(held.isEmpty ? "" : " (\(held.count) held behind conflicts)")")
+            lines.append("Pending operations: \(r.queue.count)\(r.queue.held == 0 ? "" : " (\(r.queue.held) held behind conflicts)")")
             let send = r.config.remote == nil ? "\"todo remote set URL\", then \"todo push\"," : "\"todo push\""
             lines.append("  (use \(send) to send them, \"todo log\" to list them, \"todo diff\" to see the changes)")
-            var byTable: [String: [PendingOperation.Kind: Int]] = [:]
-            for op in r.pending { byTable[op.table, default: [:]][op.kind, default: 0] += 1 }
+            let byTable = r.queue.byTable
             for table in byTable.keys.sorted() {
                 let counts = PendingOperation.Kind.allCases.compactMap { kind -> String? in
                     guard let n = byTable[table]?[kind] else { return nil }
@@ -86,18 +84,15 @@ enum StatusRenderer {
     }
 
     /// One line per operation and conflict: `I|U|D|C  table  short-id`, like `git status -s`.
-    static func short(_ r: StatusReport) -> [String] {
-        var lines: [String] = []
-        if let remote = r.config.remote { lines.append("## \(remote) (\(r.config.protocolGeneration.rawValue))") }
-        let held = r.held
-        for op in r.pending {
-            let letter = op.kind == .insert ? "I" : op.kind == .update ? "U" : "D"
-            let id = IDEncoding.decode(op.encodedID) ?? op.encodedID
-            lines.append("\(letter)\(held.contains(op.sequence) ? "!" : " ") \(op.table)  \(r.short.of(id, table: op.table))  #\(op.sequence)")
+    /// The operations' lines come from the queue's sort (`StatusQueue`), one at a time.
+    static func short(_ r: StatusReport, _ out: (String) -> Void) throws(CLIError) {
+        if let remote = r.config.remote { out("## \(remote) (\(r.config.protocolGeneration.rawValue))") }
+        try r.queue.forEachLine { line in
+            out(String(decoding: line, as: UTF8.self))
+            return true
         }
-        for c in r.conflicts { lines.append("C  \(c.table)  \(r.short.of(c.id, table: c.table))  \(c.kindDescription)") }
-        for e in r.handEdits { lines.append("H  \(e.table)  \(r.short.of(e.id, table: e.table))  \(e.summary)") }
-        return lines
+        for c in r.conflicts { out("C  \(c.table)  \(r.short.of(c.id, table: c.table))  \(c.kindDescription)") }
+        for e in r.handEdits { out("H  \(e.table)  \(r.short.of(e.id, table: e.table))  \(e.summary)") }
     }
 
     /// `--table T` when an id's table is not the replica's default (ids are looked up in one table).

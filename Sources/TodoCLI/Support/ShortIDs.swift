@@ -70,21 +70,3 @@ enum ShortID {
         id.count <= 8 ? id : String(id.prefix(8))
     }
 }
-
-/// Short ids of several tables (`log`, `status`): each id is cut against its own table's ids.
-struct TableShortIDs {
-    private var byTable: [String: ShortIDs] = [:]
-
-    /// Tables the replica no longer has (receipts outlive them) get an empty set: ids show whole-ish.
-    static func load(_ store: Store, tables: [String]) throws(CLIError) -> TableShortIDs {
-        var result = TableShortIDs()
-        for table in Set(tables) where result.byTable[table] == nil {
-            result.byTable[table] = try ShortIDs.load(store, table: table)
-        }
-        return result
-    }
-
-    func of(_ id: String, table: String) -> String {
-        (byTable[table] ?? ShortIDs(keys: [])).of(id)
-    }
-}
