@@ -25,6 +25,8 @@ enum SyncRunner {
         // Connections a batch is dealt over. Tests set 1 or 2, so that even their small batches
         // are pipelined and a fault or a kill can land in the middle of a pipeline.
         if let count = ctx.environment["TODO_PUSH_CONNECTIONS"].flatMap(Int.init), count > 0 { options.connections = count }
+        // Ops read from the queue at a time. Tests make it small so that a few ops cross windows.
+        if let size = ctx.environment["TODO_PUSH_WINDOW"].flatMap(Int.init), size > 0 { options.window = size }
         var report: PushReport
         do { report = try engine.run(options) } catch { throw .store(error) }
         // The push refused to send while queued items are edited by hand (a pull refuses such an

@@ -19,18 +19,24 @@ public final class PushEngine {
         public var batchSize: Int
         /// Connections the requests in flight are spread over; each pipelines its share.
         public var connections: Int
+        /// Ops read from the queue at a time (issue 21): the push holds about two windows.
+        public var window: Int
 
         public init(table: String? = nil, concurrency: Int = Self.defaultConcurrency, batchSize: Int = 400,
-                    connections: Int = 4) {
+                    connections: Int = 4, window: Int = Self.defaultWindow) {
             self.table = table
             self.concurrency = max(1, concurrency)
             self.batchSize = max(1, batchSize)
             self.connections = max(1, connections)
+            self.window = max(1, window)
         }
 
         /// Enough for a whole batch to be on the wire at once: fewer round trips, and the server
         /// makes a connection's pipelined writes durable together.
         public static let defaultConcurrency = 256
+
+        /// A push of 10,000 (the usual big one) is read in one window, as before windows.
+        public static let defaultWindow = 10_000
     }
 
     let store: Store
@@ -95,6 +101,7 @@ public final class PushEngine {
         try series.finish()
         if indexVouched { store.rebuildPendingIndex() }
         var report = run.report
+        report.mostOperationsHeld = run.total
         report.remaining = try store.operationNames().count
         report.openConflicts = try store.conflictNames().count
         return report

@@ -37,6 +37,8 @@ public struct PushReport: Sendable {
     public var openConflicts = 0
     public var stop: SyncStop?
     public var lines: [Line] = []
+    /// The most operations the push held at once (a figure for the tests, issue 21).
+    public var mostOperationsHeld = 0
 
     public init() {}
 
