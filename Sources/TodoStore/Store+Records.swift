@@ -242,7 +242,11 @@ extension Store {
     /// A long queue (a push of thousands) is read on 8 threads: each file costs an open and a
     /// read in the kernel, and those overlap.
     public func operations(table: String? = nil) throws(StoreError) -> [PendingOperation] {
-        let names = try operationNames().filter { table == nil || $0.table == table }
+        try operations(named: try operationNames().filter { table == nil || $0.table == table })
+    }
+
+    /// The ops of these names, in their order; a file gone is skipped (a window of `push`).
+    public func operations(named names: [OperationFileName]) throws(StoreError) -> [PendingOperation] {
         guard names.count > 256 else { return try read(names) }
         let reader = ParallelReader(store: self)
         var ops: [PendingOperation] = []

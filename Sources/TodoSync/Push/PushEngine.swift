@@ -57,11 +57,11 @@ public final class PushEngine {
         // The index of pending operations, if it vouched for the queue, is rebuilt from what is
         // left once the commits are done (`Store.rebuildPendingIndex`), so log and diff walk it.
         let indexVouched = store.pendingIndexVouches
-        var run = try PushRun(store: store, table: options.table)
+        var run = try PushRun(store: store, table: options.table, window: options.window)
         // A push replaces each pushed item's file with the server's copy and sends each op's copy:
         // an edit made by hand to either would be lost, or sent though todo never recorded it, so
-        // the push sends nothing while one exists (issue 15 item 8). Read with the queue it has.
-        let edits = try store.handEdits(of: run.operations)
+        // the push sends nothing while one exists (issue 15 item 8).
+        let edits = try run.handEdits()
         guard edits.isEmpty else {
             var report = run.report
             report.handEdits = edits
@@ -69,14 +69,14 @@ public final class PushEngine {
             return report
         }
         let series = CommitSeries(store: store)
-        var current = run.nextBatch(size: options.batchSize, busy: [])
+        var current = try run.nextBatch(size: options.batchSize, busy: [])
         var staged = try store.transaction()
         run.stageMarkers(&current, at: clock.nowText(), into: &staged)
         try series.commit(staged)
         staged = store.transaction(following: staged)
 
         while !current.isEmpty {
-            var next = run.nextBatch(size: options.batchSize, busy: current.items)
+            var next = try run.nextBatch(size: options.batchSize, busy: current.items)
             run.stageMarkers(&next, at: clock.nowText(), into: &staged)
             staged = try sendAndStage(current, &run, committing: staged, in: series, options)
             if run.report.stop != nil {
@@ -86,7 +86,7 @@ public final class PushEngine {
             }
             if next.isEmpty {
                 // Items just answered may have ops left, and resends wait in the queue.
-                next = run.nextBatch(size: options.batchSize, busy: [])
+                next = try run.nextBatch(size: options.batchSize, busy: [])
                 run.stageMarkers(&next, at: clock.nowText(), into: &staged)
                 if !next.isEmpty {
                     try series.commit(staged)
@@ -101,8 +101,7 @@ public final class PushEngine {
         try series.finish()
         if indexVouched { store.rebuildPendingIndex() }
         var report = run.report
-        report.mostOperationsHeld = run.total
-        report.remaining = try store.operationNames().count
+        report.remaining = try store.operationCount()
         report.openConflicts = try store.conflictNames().count
         return report
     }
