@@ -21,14 +21,18 @@ public final class PushEngine {
         public var connections: Int
         /// Ops read from the queue at a time (issue 21): the push holds about two windows.
         public var window: Int
+        /// Lines kept in the report for ops answered ok (nil: all, as JSON lists them); the others
+        /// are counted (`PushReport.okNotListed`): a text report names 50 at most.
+        public var okLinesKept: Int?
 
         public init(table: String? = nil, concurrency: Int = Self.defaultConcurrency, batchSize: Int = 400,
-                    connections: Int = 4, window: Int = Self.defaultWindow) {
+                    connections: Int = 4, window: Int = Self.defaultWindow, okLinesKept: Int? = nil) {
             self.table = table
             self.concurrency = max(1, concurrency)
             self.batchSize = max(1, batchSize)
             self.connections = max(1, connections)
             self.window = max(1, window)
+            self.okLinesKept = okLinesKept
         }
 
         /// Enough for a whole batch to be on the wire at once: fewer round trips, and the server

@@ -39,6 +39,8 @@ public struct PushReport: Sendable {
     public var lines: [Line] = []
     /// The most operations the push held at once (a figure for the tests, issue 21).
     public var mostOperationsHeld = 0
+    /// Ops answered ok past `PushEngine.Options.okLinesKept`: counted, not in `lines`.
+    public var okNotListed = 0
 
     public init() {}
 

@@ -86,4 +86,20 @@ import TodoTestSupport
         #expect(world.writes().isEmpty)
         #expect(a.operations.count == 100)
     }
+
+    @Test("a text report keeps 50 lines of ops answered ok and counts the others") func okLinesCounted() throws {
+        let n = 300
+        let world = try SyncWorld(wire: .inProcess)
+        let a = world.replica("A")
+        try Self.queueInserts(a, n)
+        let report = try PushInProcessTests.push(a, world, options: PushEngine.Options(batchSize: 50, okLinesKept: 50))
+        #expect(report.succeeded == n)
+        #expect(report.lines.count == 50 && report.okNotListed == n - 50, "lines held: \(report.lines.count), counted: \(report.okNotListed)")
+
+        // The text of a push of more than 50 ok ones counts them.
+        let c = world.replica("C")
+        for i in 0..<60 { c.expect(0, "add", "item \(i)", "--id", "c\(i)") }
+        let push = c.expect(0, "push")
+        #expect(push.out.contains("  (60 more ok)\n") && push.out.contains("60 ok, 0 left in the queue"), "\(push)")
+    }
 }
