@@ -62,6 +62,7 @@ public final class PushEngine {
         // left once the commits are done (`Store.rebuildPendingIndex`), so log and diff walk it.
         let indexVouched = store.pendingIndexVouches
         var run = try PushRun(store: store, table: options.table, window: options.window)
+        run.report.okLinesKept = options.okLinesKept
         // A push replaces each pushed item's file with the server's copy and sends each op's copy:
         // an edit made by hand to either would be lost, or sent though todo never recorded it, so
         // the push sends nothing while one exists (issue 15 item 8).

@@ -42,7 +42,23 @@ public struct PushReport: Sendable {
     /// Ops answered ok past `PushEngine.Options.okLinesKept`: counted, not in `lines`.
     public var okNotListed = 0
 
+    /// Lines kept for ops answered ok (nil: all); see `PushEngine.Options.okLinesKept`.
+    var okLinesKept: Int?
+    private var okListed = 0
+
     public init() {}
+
+    /// Adds an op's line; one answered ok past `okLinesKept` is only counted.
+    mutating func add(_ line: Line) {
+        if line.result == .ok {
+            if let kept = okLinesKept, okListed >= kept {
+                okNotListed += 1
+                return
+            }
+            okListed += 1
+        }
+        lines.append(line)
+    }
 
     public var totalSent: Int { sent.values.reduce(0, +) }
 }

@@ -113,7 +113,7 @@ struct PushRun {
             let key = ItemKey(op)
             if conflicted.contains(key) {
                 report.held += 1
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: .held))
+                report.add(.init(kind: op.kind, table: op.table, id: op.id, result: .held))
                 forget(op.sequence)
                 continue
             }

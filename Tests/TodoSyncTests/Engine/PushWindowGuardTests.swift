@@ -101,5 +101,9 @@ import TodoTestSupport
         for i in 0..<60 { c.expect(0, "add", "item \(i)", "--id", "c\(i)") }
         let push = c.expect(0, "push")
         #expect(push.out.contains("  (60 more ok)\n") && push.out.contains("60 ok, 0 left in the queue"), "\(push)")
+        // JSON lists every op, also through sync.
+        for i in 60..<120 { c.expect(0, "add", "item \(i)", "--id", "c\(i)") }
+        let sync = c.expect(0, "sync", "--json")
+        #expect(try JSONValue.parse(Array(sync.out.utf8))["push"]?["operations"]?.arrayValue?.count == 60, "\(sync)")
     }
 }
