@@ -245,8 +245,9 @@ extension Store {
         try operations(named: try operationNames().filter { table == nil || $0.table == table })
     }
 
-    /// The ops of these names, in their order (files gone are left out); more than 256 on 8 threads.
-    func operations(named names: [OperationFileName]) throws(StoreError) -> [PendingOperation] {
+    /// The ops of these names, in their order; a file gone is skipped (a window of `push`, a batch
+    /// of `status`). More than 256 on 8 threads.
+    public func operations(named names: [OperationFileName]) throws(StoreError) -> [PendingOperation] {
         guard names.count > 256 else { return try read(names) }
         let reader = ParallelReader(store: self)
         var ops: [PendingOperation] = []

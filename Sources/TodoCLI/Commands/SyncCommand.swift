@@ -25,7 +25,7 @@ struct SyncCommand: Command {
         let quiet = CommandContext(fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, environment: ctx.environment,
                                    workingDirectory: ctx.workingDirectory, console: json ? .capturing() : ctx.console,
                                    transport: ctx.transport)
-        let push = try SyncRunner.push(store, quiet, table: table, json: false)
+        let push = try SyncRunner.push(store, quiet, table: table, json: false, everyLine: json)
         if let stop = push.stop {
             if json { ctx.console.outRaw(JSONValue(["push": SyncRenderer.pushJSON(push), "pull": .null]).canonicalBytes()) }
             return ExitCode.of(stop)

@@ -8,18 +8,20 @@ enum SyncRenderer {
 
     /// `resolve`: the command that settles the open conflicts (`ResolveHint`).
     static func pushText(_ r: PushReport, resolve: String? = nil) -> [String] {
-        if r.lines.isEmpty && r.stop == nil {
+        if r.lines.isEmpty && r.okNotListed == 0 && r.stop == nil {
             return ["nothing to push (queue empty)"] + conflictFooter(r.openConflicts, command: resolve)
         }
         var lines = ["pushed \(r.totalSent) operation\(r.totalSent == 1 ? "" : "s") to \(r.remote) (\(r.generation))"]
         // Ops the stop kept from being sent are counted, not listed: they are simply still queued.
         let unsent = r.lines.filter { $0.result == .stopped }.count
         let answered = r.lines.filter { $0.result != .stopped }
-        let shown = answered.count <= lineLimit ? answered : answered.filter { $0.result != .ok }
+        // The push kept `lineLimit` lines of ops answered ok (`SyncRunner.push`), and counted the others.
+        let answeredCount = answered.count + r.okNotListed
+        let shown = answeredCount <= lineLimit ? answered : answered.filter { $0.result != .ok }
         for line in shown {
             lines.append("  \(line.kind.rawValue.padding(6))  \(line.table)  \(ShortID.of(line.id))  \(describe(line.result))")
         }
-        if shown.count < answered.count { lines.append("  (\(answered.count - shown.count) more ok)") }
+        if shown.count < answeredCount { lines.append("  (\(answeredCount - shown.count) more ok)") }
         if unsent > 0 { lines.append("  (the push stopped before sending the rest)") }
         var summary: [String] = ["\(r.succeeded) ok"]
         if r.replayed > 0 { summary.append("\(r.replayed) replayed") }

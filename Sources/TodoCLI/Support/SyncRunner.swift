@@ -6,7 +6,9 @@ import TodoSync
 /// Runs push and pull for the commands that need them (push, pull, sync, clone), under the
 /// store lock that the caller holds, and prints their reports.
 enum SyncRunner {
-    static func push(_ store: Store, _ ctx: CommandContext, table: String?, json: Bool, concurrency: Int? = nil) throws(CLIError) -> PushReport {
+    /// `everyLine`: the report's caller renders it as JSON itself (`sync --json`).
+    static func push(_ store: Store, _ ctx: CommandContext, table: String?, json: Bool, concurrency: Int? = nil,
+                     everyLine: Bool = false) throws(CLIError) -> PushReport {
         let (client, endpoint, config) = try RemoteAccess.client(store, ctx)
         defer { client.transport.close() }
         let engine = PushEngine(store: store, client: client, clock: ctx.clock,
@@ -25,6 +27,11 @@ enum SyncRunner {
         // Connections a batch is dealt over. Tests set 1 or 2, so that even their small batches
         // are pipelined and a fault or a kill can land in the middle of a pipeline.
         if let count = ctx.environment["TODO_PUSH_CONNECTIONS"].flatMap(Int.init), count > 0 { options.connections = count }
+        // Ops read from the queue at a time. Tests make it small so that a few ops cross windows.
+        if let size = ctx.environment["TODO_PUSH_WINDOW"].flatMap(Int.init), size > 0 { options.window = size }
+        // JSON lists every op; text names 50 answered ok at most (a line each held for a push of a
+        // million took some 200 MB).
+        if !json && !everyLine { options.okLinesKept = SyncRenderer.lineLimit }
         var report: PushReport
         do { report = try engine.run(options) } catch { throw .store(error) }
         // The push refused to send while queued items are edited by hand (a pull refuses such an

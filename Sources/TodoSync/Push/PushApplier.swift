@@ -80,7 +80,7 @@ enum PushApplier {
                     tx.addReceipt(Receipt(at: at, decision: receipt.decision, rule: receipt.rule, table: op.table, id: op.id,
                                           operation: op.reference, kept: op.kind == .delete ? nil : server?.userCopy, lost: [:]))
                 }
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: result))
+                report.add(.init(kind: op.kind, table: op.table, id: op.id, result: result))
             case .sendAgain(var next, let receipt, let merged):
                 if merged {
                     report.merged += 1
@@ -98,17 +98,17 @@ enum PushApplier {
                 let conflict = record(op, .conflict, status: status, message: message, server: server, fields: fields, client: local, at: at, into: &tx)
                 report.sent[op.kind, default: 0] += 1
                 report.newConflicts += 1
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id,
+                report.add(.init(kind: op.kind, table: op.table, id: op.id,
                                           result: .conflict(status: status, kind: conflict.kind, fields: fields)))
             case .reject(let status, let message, let server):
                 record(op, .rejected, status: status, message: message, server: server, fields: [], client: local, at: at, into: &tx)
                 report.sent[op.kind, default: 0] += 1
                 report.newRejections += 1
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: .rejected(status: status, message: message)))
+                report.add(.init(kind: op.kind, table: op.table, id: op.id, result: .rejected(status: status, message: message)))
             case .stop(let stop, let unsealed):
                 if report.stop == nil { report.stop = stop }
                 if unsealed { tx.putOperation(cleared(entry)) }
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: .stopped))
+                report.add(.init(kind: op.kind, table: op.table, id: op.id, result: .stopped))
             case .notSent:
                 // Only this push's own marker is cleared (§3.5.4). A marker left by an earlier
                 // run stays: that run's request may have landed, and only a replay check can tell.

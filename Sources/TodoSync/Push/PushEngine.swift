@@ -19,18 +19,28 @@ public final class PushEngine {
         public var batchSize: Int
         /// Connections the requests in flight are spread over; each pipelines its share.
         public var connections: Int
+        /// Ops read from the queue at a time (issue 21): the push holds about two windows.
+        public var window: Int
+        /// Lines kept in the report for ops answered ok (nil: all, as JSON lists them); the others
+        /// are counted (`PushReport.okNotListed`): a text report names 50 at most.
+        public var okLinesKept: Int?
 
         public init(table: String? = nil, concurrency: Int = Self.defaultConcurrency, batchSize: Int = 400,
-                    connections: Int = 4) {
+                    connections: Int = 4, window: Int = Self.defaultWindow, okLinesKept: Int? = nil) {
             self.table = table
             self.concurrency = max(1, concurrency)
             self.batchSize = max(1, batchSize)
             self.connections = max(1, connections)
+            self.window = max(1, window)
+            self.okLinesKept = okLinesKept
         }
 
         /// Enough for a whole batch to be on the wire at once: fewer round trips, and the server
         /// makes a connection's pipelined writes durable together.
         public static let defaultConcurrency = 256
+
+        /// A push of 10,000 (the usual big one) is read in one window, as before windows.
+        public static let defaultWindow = 10_000
     }
 
     let store: Store
@@ -51,11 +61,12 @@ public final class PushEngine {
         // The index of pending operations, if it vouched for the queue, is rebuilt from what is
         // left once the commits are done (`Store.rebuildPendingIndex`), so log and diff walk it.
         let indexVouched = store.pendingIndexVouches
-        var run = try PushRun(store: store, table: options.table)
+        var run = try PushRun(store: store, table: options.table, window: options.window)
+        run.report.okLinesKept = options.okLinesKept
         // A push replaces each pushed item's file with the server's copy and sends each op's copy:
         // an edit made by hand to either would be lost, or sent though todo never recorded it, so
-        // the push sends nothing while one exists (issue 15 item 8). Read with the queue it has.
-        let edits = try store.handEdits(of: run.operations)
+        // the push sends nothing while one exists (issue 15 item 8).
+        let edits = try run.handEdits()
         guard edits.isEmpty else {
             var report = run.report
             report.handEdits = edits
@@ -63,14 +74,14 @@ public final class PushEngine {
             return report
         }
         let series = CommitSeries(store: store)
-        var current = run.nextBatch(size: options.batchSize, busy: [])
+        var current = try run.nextBatch(size: options.batchSize, busy: [])
         var staged = try store.transaction()
         run.stageMarkers(&current, at: clock.nowText(), into: &staged)
         try series.commit(staged)
         staged = store.transaction(following: staged)
 
         while !current.isEmpty {
-            var next = run.nextBatch(size: options.batchSize, busy: current.items)
+            var next = try run.nextBatch(size: options.batchSize, busy: current.items)
             run.stageMarkers(&next, at: clock.nowText(), into: &staged)
             staged = try sendAndStage(current, &run, committing: staged, in: series, options)
             if run.report.stop != nil {
@@ -80,7 +91,7 @@ public final class PushEngine {
             }
             if next.isEmpty {
                 // Items just answered may have ops left, and resends wait in the queue.
-                next = run.nextBatch(size: options.batchSize, busy: [])
+                next = try run.nextBatch(size: options.batchSize, busy: [])
                 run.stageMarkers(&next, at: clock.nowText(), into: &staged)
                 if !next.isEmpty {
                     try series.commit(staged)
@@ -95,7 +106,7 @@ public final class PushEngine {
         try series.finish()
         if indexVouched { store.rebuildPendingIndex() }
         var report = run.report
-        report.remaining = try store.operationNames().count
+        report.remaining = try store.operationCount()
         report.openConflicts = try store.conflictNames().count
         return report
     }

@@ -37,8 +37,28 @@ public struct PushReport: Sendable {
     public var openConflicts = 0
     public var stop: SyncStop?
     public var lines: [Line] = []
+    /// The most operations the push held at once (a figure for the tests, issue 21).
+    public var mostOperationsHeld = 0
+    /// Ops answered ok past `PushEngine.Options.okLinesKept`: counted, not in `lines`.
+    public var okNotListed = 0
+
+    /// Lines kept for ops answered ok (nil: all); see `PushEngine.Options.okLinesKept`.
+    var okLinesKept: Int?
+    private var okListed = 0
 
     public init() {}
+
+    /// Adds an op's line; one answered ok past `okLinesKept` is only counted.
+    mutating func add(_ line: Line) {
+        if line.result == .ok {
+            if let kept = okLinesKept, okListed >= kept {
+                okNotListed += 1
+                return
+            }
+            okListed += 1
+        }
+        lines.append(line)
+    }
 
     public var totalSent: Int { sent.values.reduce(0, +) }
 }

@@ -20,11 +20,20 @@ struct PushRun {
     var report = PushReport()
     let total: Int
     var done = 0
-    /// Sequences still to send, ascending; the ops themselves by sequence.
-    private var queue: [Int]
-    private var ops: [Int: PendingOperation]
+    /// The queue, read a window at a time in sequence order (issue 21).
+    private let windows: QueueWindows
+    /// Sequences read and still to send, ascending; the ops themselves by sequence.
+    private var queue: [Int] = []
+    private var ops: [Int: PendingOperation] = [:]
+    /// What the queue says about each read op's item beyond the window (`QueueWindows.Entry`).
+    private var followers: [Int: QueueWindows.Entry] = [:]
+    /// The highest sequence read so far: an op above it is still in its file.
+    private var readUpTo = Int.min
+    /// Ops above `readUpTo` rebased on S (their item's previous op succeeded), by the `apply`
+    /// that staged them: their files may still hold the old base until that commit is done.
+    private var rebasedAhead: [Int: (op: PendingOperation, apply: Int)] = [:]
+    private var applies = 0
     private var conflicted: Set<ItemKey>
-    private var remainingPerItem: [ItemKey: Int] = [:]
     private var merges: [Int: Int] = [:]
     private var insertedAgain = Set<Int>()
     /// Ops this push committed sealed for a resend: their last request was answered, so they
@@ -34,25 +43,66 @@ struct PushRun {
     /// of this push can have applied: such an op ends byte for byte as it was.
     private var attemptedAtBefore: [Int: String?] = [:]
 
-    init(store: Store, table: String?) throws(StoreError) {
+    init(store: Store, table: String?, window: Int) throws(StoreError) {
         self.store = store
-        let all = try store.operations(table: table)
-        total = all.count
-        queue = all.map(\.sequence)
-        ops = Dictionary(all.map { ($0.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+        windows = try QueueWindows(store, table: table, window: window)
+        total = windows.count
         conflicted = Set(try store.conflicts().map { ItemKey($0.table, $0.id) })
-        for op in all {
-            remainingPerItem[ItemKey(op), default: 0] += 1
-            attemptedAtBefore[op.sequence] = op.attemptedAt
-        }
     }
 
-    /// Every op still to send, in queue order.
-    var operations: [PendingOperation] { queue.map { ops[$0]! } }
+    /// Hand edits of the queued items (see `PushEngine.run`), looked for a window at a time: an
+    /// item's last op and its item file. A queue of one window stays read for the push; a
+    /// longer one is read again, window by window, as it is sent.
+    mutating func handEdits() throws(StoreError) -> [HandEdit] {
+        if windows.count <= windows.window {
+            try readWindow()
+            return try store.handEdits(of: queue.map { ops[$0]! })
+        }
+        var edits: [HandEdit] = []
+        while true {
+            let entries = try windows.nextWindow()
+            if entries.isEmpty { break }
+            let last = try store.operations(named: entries.filter { $0.later == 0 }.map(\.name))
+            report.mostOperationsHeld = max(report.mostOperationsHeld, last.count)
+            edits += try store.handEdits(of: last)
+        }
+        try windows.rewind()
+        return edits.sorted { $0.path < $1.path }
+    }
+
+    /// Reads the next window's ops into the queue; false once the queue is read.
+    @discardableResult
+    private mutating func readWindow() throws(StoreError) -> Bool {
+        let entries = try windows.nextWindow()
+        guard let last = entries.last else { return false }
+        readUpTo = last.name.sequence
+        for entry in entries { followers[entry.name.sequence] = entry }
+        for var op in try store.operations(named: entries.map(\.name)) {
+            if let rebased = rebasedAhead.removeValue(forKey: op.sequence) { op = rebased.op }
+            queue.append(op.sequence)
+            ops[op.sequence] = op
+            attemptedAtBefore[op.sequence] = op.attemptedAt
+        }
+        report.mostOperationsHeld = max(report.mostOperationsHeld, ops.count + rebasedAhead.count)
+        return true
+    }
+
+    /// The op's state once it leaves the queue for good.
+    private mutating func forget(_ sequence: Int) {
+        ops[sequence] = nil
+        followers[sequence] = nil
+        attemptedAtBefore[sequence] = nil
+        merges[sequence] = nil
+        insertedAgain.remove(sequence)
+        resent.remove(sequence)
+    }
 
     /// The first op of each item that is neither held (§4.2) nor in `busy`, in queue order, up
-    /// to `size`. Held ops leave the queue and are counted as they are met.
-    mutating func nextBatch(size: Int, busy: Set<ItemKey>) -> Batch {
+    /// to `size`. Held ops leave the queue and are counted as they are met. The next window is
+    /// read while less than a window is left, so a batch is picked among as many ops as before
+    /// windows unless one window's items are all busy.
+    mutating func nextBatch(size: Int, busy: Set<ItemKey>) throws(StoreError) -> Batch {
+        while queue.count < windows.window, try readWindow() {}
         var batch = Batch()
         var kept: [Int] = []
         kept.reserveCapacity(queue.count)
@@ -63,8 +113,8 @@ struct PushRun {
             let key = ItemKey(op)
             if conflicted.contains(key) {
                 report.held += 1
-                report.lines.append(.init(kind: op.kind, table: op.table, id: op.id, result: .held))
-                ops[op.sequence] = nil
+                report.add(.init(kind: op.kind, table: op.table, id: op.id, result: .held))
+                forget(op.sequence)
                 continue
             }
             if busy.contains(key) || batch.items.contains(key) {
@@ -93,7 +143,7 @@ struct PushRun {
         batch.ops.indices.map { i in
             let op = batch.ops[i]
             return PushPlanner.Context(op: op, sealedAtStart: batch.sealedAtStart[i],
-                                           onlyOp: remainingPerItem[ItemKey(op), default: 1] == 1,
+                                           onlyOp: (followers[op.sequence]?.later ?? 0) == 0,
                                            merges: merges[op.sequence, default: 0],
                                            insertedAgain: insertedAgain.contains(op.sequence))
         }
@@ -103,15 +153,18 @@ struct PushRun {
     /// to send again go back into the queue, sealed; a conflicted item's later ops are held.
     mutating func apply(_ batch: Batch, _ decisions: [PushDecision], at: String,
                         into tx: inout StoreTransaction) throws(StoreError) {
+        applies += 1
+        // Rebased two applies ago or more: committed (the engine commits each apply's stage
+        // while the next batch is on the wire), so a window reads it from its file.
+        rebasedAhead = rebasedAhead.filter { $0.value.apply > applies - 2 }
         var entries: [PushApplier.Entry] = []
         entries.reserveCapacity(decisions.count)
         for ((op, decision), sealedAtStart) in zip(zip(batch.ops, decisions), batch.sealedAtStart) {
             var next: PendingOperation?
-            // Only an item with ops left needs the queue searched (a scan per op would make a
-            // big push quadratic).
-            if case .succeeded = decision, remainingPerItem[ItemKey(op), default: 1] > 1 {
-                let key = ItemKey(op)
-                next = queue.first(where: { ItemKey(ops[$0]!) == key }).map { ops[$0]! }
+            // The item's next op, for its base: read, or still in its file past the window.
+            if case .succeeded = decision, let name = followers[op.sequence]?.next {
+                next = ops[name.sequence] ?? rebasedAhead[name.sequence]?.op
+                if next == nil { next = try store.operation(name) }
             }
             entries.append(.init(op: op, decision: decision, sealedAtStart: sealedAtStart, next: next,
                                  attemptedAtBefore: attemptedAtBefore[op.sequence]))
@@ -125,18 +178,21 @@ struct PushRun {
             switch entry.decision {
             case .succeeded:
                 done += 1
-                remainingPerItem[ItemKey(op), default: 1] -= 1
+                forget(op.sequence)
             case .sendAgain(let next, _, let merged):
                 if merged { merges[op.sequence, default: 0] += 1 }
                 if next.kind == .insert && op.kind == .insert { insertedAgain.insert(op.sequence) }
             case .recordConflict, .reject:
                 conflicted.insert(ItemKey(op))
                 done += 1
+                forget(op.sequence)
             case .stop, .notSent:
                 break
             }
         }
-        for op in changes.rebased { ops[op.sequence] = op }
+        for op in changes.rebased {
+            if op.sequence <= readUpTo { ops[op.sequence] = op } else { rebasedAhead[op.sequence] = (op, applies) }
+        }
         for op in changes.resend { requeue(op) }
     }
 

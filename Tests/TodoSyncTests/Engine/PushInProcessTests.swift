@@ -14,6 +14,7 @@ import TodoTestSupport
     /// Pushes `replica`'s queue to `world`'s service in this process. `answer` may replace the
     /// service's answer to a request (it gets the request and the service).
     static func push(_ replica: CLIHarness, _ world: SyncWorld,
+                     options: PushEngine.Options = PushEngine.Options(batchSize: 50),
                      answer: (@Sendable (HTTPRequest, TableServiceCall) -> Result<HTTPResponse, TransportFailure>)? = nil) throws -> PushReport {
         let store = try Store.open(at: replica.directory.appendingPath(".todo"), fs: LocalFileSystem(), writable: true, command: "push")
         let service = world.service
@@ -21,7 +22,7 @@ import TodoTestSupport
         let transport = ScriptedTransport { request in answer.map { $0(request, call) } ?? .success(call(request)) }
         let client = TableClient(transport: transport, generation: .mobileApps, basePath: "", appKey: nil,
                                  installationID: "test", todoVersion: "test", retry: RetryPolicy(jitter: { 0 }, sleep: { _ in }))
-        let report = try PushEngine(store: store, client: client, clock: .fixed(0)).run(PushEngine.Options(batchSize: 50))
+        let report = try PushEngine(store: store, client: client, clock: .fixed(0)).run(options)
         #expect(world.requests().isEmpty, "the push went through a socket")
         return report
     }
