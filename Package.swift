@@ -37,7 +37,7 @@ let package = Package(
         /** Issue 21: the Swift runtime linked in (`-static-stdlib`): each command saves 2 to 3 ms of CPU
             at start, spent loading and relocating libswiftCore and friends; libc stays shared
             (getaddrinfo and NSS for host names, dlopen of OpenSSL for https). */
-        .executableTarget(name: "todo", dependencies: ["TodoCLI"],
+        .executableTarget(name: "todo", dependencies: ["TodoCLI", "TodoBasics"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]),
         .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
         /** https for `todo` through URLSession, in its own process (the only target that links Foundation). */
