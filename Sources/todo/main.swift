@@ -4,6 +4,7 @@ import Glibc
 import TodoBasics
 import TodoCLI
 
-MallocArenas.limit(to: 4)
+// Unless the user set MALLOC_ARENA_MAX: then theirs holds.
+if getenv("MALLOC_ARENA_MAX") == nil { MallocArenas.limit(to: 4) }
 
 exit(TodoMain.run(Array(CommandLine.arguments.dropFirst()), context: .live()))

@@ -10,10 +10,11 @@ import Glibc
 /// the queue's length. `mallopt` is not in Swift's Glibc module, so it is looked up at run time;
 /// where it is missing (another libc) nothing changes.
 public enum MallocArenas {
-    /// Caps the arenas at `count`, unless `MALLOC_ARENA_MAX` in the environment says otherwise.
+    /// Caps the arenas at `count` (over a `MALLOC_ARENA_MAX` in the environment: the caller
+    /// decides, as a library reads no environment).
     public static func limit(to count: Int32) {
         #if canImport(Glibc)
-        guard getenv("MALLOC_ARENA_MAX") == nil, let symbol = dlsym(nil, "mallopt") else { return }
+        guard let symbol = dlsym(nil, "mallopt") else { return }
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         let arenaMax: Int32 = -8  // M_ARENA_MAX in malloc.h
         _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, count)
