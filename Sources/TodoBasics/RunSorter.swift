@@ -12,6 +12,12 @@ import Synchronization
 /// removed by `sorted` and at deinit. Keys compare as unsigned bytes; equal keys keep the order
 /// they were added in.
 public final class RunSorter {
+    /// A number as a key that sorts as the number does (8 bytes, big-endian): an operation's
+    /// sequence in the sorts of the queue.
+    public static func numberKey(_ n: Int) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
+    }
+
     public struct Record: Equatable, Sendable {
         public var key: [UInt8]
         public var payload: [UInt8]

@@ -33,11 +33,6 @@ struct DoctorQueue {
 
     static func itemKey(_ table: String, _ encodedID: String) -> String { table + "/" + encodedID }
     static func itemKey(_ table: String, id: String) -> String { itemKey(table, IDEncoding.fileName(for: id)) }
-
-    /// Big-endian, so that sequences sort as numbers.
-    static func sequenceKey(_ n: Int) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
-    }
 }
 
 extension Doctor {
@@ -58,8 +53,8 @@ extension Doctor {
                 let item = DoctorQueue.itemKey(parsed.table, parsed.encodedID)
                 doctor.queue.items.insert(item)
                 do throws(FileSystemError) {
-                    try doctor.queue.byItem.add(key: Array(item.utf8) + [0] + DoctorQueue.sequenceKey(parsed.sequence), payload: Array(name.utf8))
-                    try doctor.queue.bySequence.add(key: DoctorQueue.sequenceKey(parsed.sequence) + Array(name.utf8), payload: [])
+                    try doctor.queue.byItem.add(key: Array(item.utf8) + [0] + RunSorter.numberKey(parsed.sequence), payload: Array(name.utf8))
+                    try doctor.queue.bySequence.add(key: RunSorter.numberKey(parsed.sequence) + Array(name.utf8), payload: [])
                 } catch { failure = error }
             }
         }

@@ -31,7 +31,7 @@ enum PendingIndexWalk {
             add(files, file(PendingIndex.bucketPath(PendingIndex.bucket(table: p.table, encodedID: p.encodedID)), name), [])
             if p.kind == .delete { add(files, file(PendingIndex.deletesFile, name), []) }
             add(files, file(PendingIndex.queuePage(p.sequence), name), [])
-            add(byItem, Array(PendingIndex.itemKey(p).utf8) + [0] + sequenceKey(p.sequence), Array(name.utf8))
+            add(byItem, Array(PendingIndex.itemKey(p).utf8) + [0] + RunSorter.numberKey(p.sequence), Array(name.utf8))
             return failure == nil
         }
         if let failure { throw failure }
@@ -81,11 +81,6 @@ enum PendingIndexWalk {
         try flushFile()
         figures.names = max(figures.names, byItem.peakRecords + files.peakRecords)
         figures.runs += files.runsWritten + byItem.runsWritten
-    }
-
-    /// Big-endian, so that sequences sort as numbers.
-    private static func sequenceKey(_ n: Int) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
     }
 }
 

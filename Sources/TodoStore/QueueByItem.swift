@@ -27,7 +27,7 @@ struct QueueByItem {
             let item = PendingIndex.itemKey(name)
             keys.insert(item)
             do throws(FileSystemError) {
-                try sorter.add(key: Array(item.utf8) + [0] + DoctorQueue.sequenceKey(name.sequence), payload: Array(name.name.utf8))
+                try sorter.add(key: Array(item.utf8) + [0] + RunSorter.numberKey(name.sequence), payload: Array(name.name.utf8))
             } catch { throw .io(error) }
         }
         keys.finish()

@@ -93,7 +93,7 @@ public final class QueueWindows {
     }
 
     private static func add(_ name: OperationFileName, to sorter: RunSorter) throws(StoreError) {
-        do { try sorter.add(key: Array(PendingIndex.itemKey(name).utf8) + [0] + sequenceKey(name.sequence), payload: Array(name.name.utf8)) } catch { throw .io(error) }
+        do { try sorter.add(key: Array(PendingIndex.itemKey(name).utf8) + [0] + RunSorter.numberKey(name.sequence), payload: Array(name.name.utf8)) } catch { throw .io(error) }
     }
 
     /// The merge by item gives each operation's followers; the merge by sequence goes to the file.
@@ -137,11 +137,6 @@ public final class QueueWindows {
         } catch {
             throw .io(error)
         }
-    }
-
-    /// Big-endian, so that sequences sort as numbers.
-    private static func sequenceKey(_ n: Int) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
     }
 }
 

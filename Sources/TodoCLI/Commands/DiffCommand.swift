@@ -175,7 +175,7 @@ struct DiffEntry {
         let byFirst = RunSorter(folders: folders)
         try store.forEachOperationName { name throws(StoreError) in
             guard table == nil || name.table == table else { return }
-            let key = Array("\(name.table)/\(name.encodedID)".utf8) + [0] + sequenceKey(name.sequence)
+            let key = Array("\(name.table)/\(name.encodedID)".utf8) + [0] + RunSorter.numberKey(name.sequence)
             do throws(FileSystemError) { try byItem.add(key: key, payload: Array(name.name.utf8)) } catch { throw .io(error) }
         }
         var group: (item: ArraySlice<UInt8>, first: [UInt8], names: [UInt8])? = nil
@@ -200,10 +200,6 @@ struct DiffEntry {
         flush()
         if let failure { throw .io(failure) }
         return byFirst
-    }
-
-    private static func sequenceKey(_ n: Int) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
     }
 
     private static func entry(_ store: Store, _ history: ItemHistory, conflict: Conflict?) throws(StoreError) -> DiffEntry? {

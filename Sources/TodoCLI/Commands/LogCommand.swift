@@ -77,7 +77,7 @@ struct LogCommand: Command {
         if json {
             try s.forEachOperationName { name throws(StoreError) in
                 guard table == nil || name.table == table else { return }
-                try io { () throws(FileSystemError) in try queue.add(key: sequenceKey(name.sequence), payload: Array(name.name.utf8)) }
+                try io { () throws(FileSystemError) in try queue.add(key: RunSorter.numberKey(name.sequence), payload: Array(name.name.utf8)) }
             }
         } else if try !shortIDsFromIndex(s, table: table, receipts: receipts, queue: queue, receiptShown: &receiptShown) {
             try shortIDs(s, table: table, receipts: receipts, budget: budget, folders: folders, queue: queue, receiptShown: &receiptShown)
@@ -133,7 +133,7 @@ struct LogCommand: Command {
         for (name, key) in names {
             let length = shown(key, name.table)
             let payload = [UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)] + Array(name.name.utf8)
-            try io { () throws(FileSystemError) in try queue.add(key: sequenceKey(name.sequence), payload: payload) }
+            try io { () throws(FileSystemError) in try queue.add(key: RunSorter.numberKey(name.sequence), payload: payload) }
         }
         for (i, r) in receipts.enumerated() { receiptShown[i] = shown(ItemID.key(r.id), r.table) }
         return true
@@ -157,7 +157,7 @@ struct LogCommand: Command {
             guard table == nil || name.table == table else { return }
             tables.insert(name.table)
             guard let key = try idKey(of: name, in: s) else { return }
-            try io { () throws(FileSystemError) in try ids.add(table: name.table, key: key, row: [1] + sequenceKey(name.sequence) + Array(name.name.utf8)) }
+            try io { () throws(FileSystemError) in try ids.add(table: name.table, key: key, row: [1] + RunSorter.numberKey(name.sequence) + Array(name.name.utf8)) }
         }
         for (i, r) in receipts.enumerated() {
             try io { () throws(FileSystemError) in try ids.add(table: r.table, key: ItemID.key(r.id), row: [2] + Array(String(i).utf8)) }
@@ -183,10 +183,6 @@ struct LogCommand: Command {
         }
         if let failure { throw .io(failure) }
         receiptShown = shownOf
-    }
-
-    private static func sequenceKey(_ n: Int) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
     }
 
     private static func io(_ call: () throws(FileSystemError) -> Void) throws(StoreError) {

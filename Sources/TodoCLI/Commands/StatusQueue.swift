@@ -22,11 +22,6 @@ struct StatusQueue {
         byTable[name.table, default: [:]][name.kind, default: 0] += 1
     }
 
-    /// Big-endian, so that sequences sort as numbers.
-    static func sequenceKey(_ n: Int) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(n)) >> UInt64(56 - 8 * $0)) }
-    }
-
     /// Each line (or element) in queue order, while `body` returns true.
     func forEachLine(_ body: ([UInt8]) -> Bool) throws(CLIError) {
         guard let lines else { return }
@@ -153,7 +148,7 @@ extension StatusReport {
                     let held = blocked.contains(op.table + "/" + IDEncoding.fileName(for: op.id))
                     let element = json(op, held: held).canonicalBytes(nestedAt: 2)
                     try io { () throws(FileSystemError) in
-                        try lines.add(key: StatusQueue.sequenceKey(op.sequence) + Array(op.table.utf8) + [0] + Array(op.id.utf8), payload: element)
+                        try lines.add(key: RunSorter.numberKey(op.sequence) + Array(op.table.utf8) + [0] + Array(op.id.utf8), payload: element)
                     }
                 } else if let ids, hashed.contains(op.sequence) {
                     try io { () throws(FileSystemError) in try ids.addKnown(table: op.table, key: ItemID.key(op.id)) }
@@ -180,7 +175,7 @@ extension StatusReport {
                                 return true
                             }
                             guard let lines, let name = OperationFileName(parsing: String(decoding: row.dropFirst(2), as: UTF8.self)) else { return true }
-                            do throws(FileSystemError) { try lines.add(key: StatusQueue.sequenceKey(name.sequence) + Array(name.name.utf8), payload: shortLine(name, held: row[1] == 1, shown: length)) } catch {
+                            do throws(FileSystemError) { try lines.add(key: RunSorter.numberKey(name.sequence) + Array(name.name.utf8), payload: shortLine(name, held: row[1] == 1, shown: length)) } catch {
                                 failure = error
                                 return false
                             }
