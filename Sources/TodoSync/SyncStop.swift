@@ -84,6 +84,13 @@ public struct SyncStop: Error, Sendable, Equatable {
         return false
     }
 
+    /// A network stop where the server got our request damaged (`UnreadableRequest`): the server
+    /// is reachable, so "when it is reachable" would send the user looking in the wrong place.
+    public var requestDamaged: Bool {
+        if case .network(.unreadableRequest) = reason { return true }
+        return false
+    }
+
     static func auth(_ reply: TableReply) -> SyncStop {
         SyncStop(.refused(status: reply.status, serverMessage: reply.message))
     }

@@ -123,6 +123,11 @@ enum SyncRenderer {
                 "message": .string(SyncStopText.sentence(stop))]
     }
 
+    /// What to do when requests keep arriving damaged: the server is up, the path to it is not sound.
+    static func damagedHint(command: String) -> String {
+        "nothing was lost; run 'todo \(command)' again; if this keeps happening, check the proxy or network between here and the server"
+    }
+
     /// The stop as an error on stderr, with what to do.
     static func stopLines(_ stop: SyncStop, command: String) -> [String] {
         // Its one sentence already says what to check.
@@ -131,6 +136,7 @@ enum SyncRenderer {
         let hint: String
         switch stop.kind {
         case .network where stop.tlsFailed: hint = "nothing was lost; run 'todo \(command)' again once that is fixed"
+        case .network where stop.requestDamaged: hint = damagedHint(command: command)
         case .network, .server: hint = "nothing was lost; run 'todo \(command)' again when the server is reachable"
         case .auth: hint = "nothing was lost; fix the token or app key, then run 'todo \(command)' again"
         case .config, .wrongURL: hint = "nothing was lost; see 'todo remote'"

@@ -12,6 +12,9 @@ enum TransportFailureText {
         case .connectionLost(let reason, _): "the connection was lost: \(reason)"
         case .badResponse(let reason): "the server's answer is not valid HTTP: \(reason)"
         case .helperUnavailable(let endpoint, let launch): "cannot connect to \(endpoint): \(helper(launch))"
+        case .unreadableRequest(let status, let message):
+            "the server could not read the request as HTTP (\(status)\(message.map { ": \($0)" } ?? "")): "
+                + "it was damaged on the way (by a proxy or the network), not refused"
         }
     }
 

@@ -55,6 +55,9 @@ enum SyncRunner {
                 // Not a server that is down: its sentence says what to fix.
                 ctx.console.err("error: \(report.remote): \(SyncStopText.sentence(stop)); \(kept)")
                 ctx.console.err("hint: run 'todo push' again once that is fixed")
+            } else if stop.kind == .network && stop.requestDamaged {
+                ctx.console.err("error: \(report.remote): \(SyncStopText.sentence(stop)); \(kept)")
+                ctx.console.err("hint: \(SyncRenderer.damagedHint(command: "push"))")
             } else if stop.kind == .network {
                 // The usual case is a server that is down: say where, and that nothing is lost.
                 ctx.console.err("error: could not reach \(report.remote) (\(SyncStopText.sentence(stop))); \(kept)")

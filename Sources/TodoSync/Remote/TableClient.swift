@@ -45,12 +45,24 @@ public struct TableClient: Sendable {
 
     /// Sends a call once.
     public func send(_ call: TableCall, purpose: Purpose) -> Result<TableReply, TransportFailure> {
-        transport.send(request(for: call, purpose: purpose)).map(reply(from:))
+        let request = request(for: call, purpose: purpose)
+        return answer(transport.send(request), to: request)
     }
 
     /// Sends calls once each, pipelined on one connection when the transport can; results in order.
     public func sendPipelined(_ calls: [TableCall], purpose: Purpose) -> [Result<TableReply, TransportFailure>] {
-        transport.sendPipelined(calls.map { request(for: $0, purpose: purpose) }).map { $0.map(reply(from:)) }
+        let requests = calls.map { request(for: $0, purpose: purpose) }
+        return zip(transport.sendPipelined(requests), requests).map { answer($0, to: $1) }
+    }
+
+    /// The reply to `request`, or the failure it stands for: a server that could not read the
+    /// request as HTTP refused bytes damaged on the way, not our request (`UnreadableRequest`).
+    func answer(_ result: Result<HTTPResponse, TransportFailure>, to request: HTTPRequest) -> Result<TableReply, TransportFailure> {
+        result.flatMap { response in
+            let reply = reply(from: response)
+            if let failure = UnreadableRequest.failure(in: reply, to: request) { return .failure(failure) }
+            return .success(reply)
+        }
     }
 
     /// Sends a read, retrying network failures, 408, 429 and 5xx by the policy. Returns the last

@@ -49,12 +49,17 @@ public enum TransportFailure: Error, Sendable, Equatable {
     case badResponse(reason: String)
     /// The https helper (`todo-remote-https`) could not be found or started. Nothing was sent.
     case helperUnavailable(endpoint: String, HelperLaunchFailure)
+    /// The server could not read the bytes it got as an HTTP request (`UnreadableRequest`): they
+    /// were damaged on the way. Its answer (`status`, `message`) is about those bytes, not about
+    /// the request we wrote, so it is a failure of the connection rather than a refusal.
+    case unreadableRequest(status: Int, message: String?)
 
     public var mayHaveReachedServer: Bool {
         switch self {
         case .cannotResolve, .cannotConnect, .tlsFailed, .helperUnavailable: false
         case .timedOut(_, let sent), .connectionLost(_, let sent): sent
-        case .badResponse: true
+        // Bytes out of frame may have carried an earlier part of the request that the server did read.
+        case .badResponse, .unreadableRequest: true
         }
     }
 }

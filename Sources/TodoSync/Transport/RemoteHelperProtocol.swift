@@ -82,6 +82,8 @@ public enum RemoteHelperProtocol {
         case .badResponse(let reason): ("bad-response", reason)
         // Only `todo` starts helpers; a helper never reports this one.
         case .helperUnavailable: ("cannot-connect", "")
+        // Found by `TableClient` in a real answer the helper passed on; a helper never reports it.
+        case .unreadableRequest(let status, let message): ("connection-lost", "\(status): \(message ?? "")")
         }
         let sent = failure.mayHaveReachedServer ? "yes" : "no"
         return HTTPResponse(

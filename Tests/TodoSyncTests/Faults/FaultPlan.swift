@@ -22,6 +22,10 @@ enum FaultKind: String, CaseIterable, Sendable, Comparable {
     case answer500
     /// The proxy answers 503 itself; the server never sees the request.
     case answer503
+    /// The request reaches the server out of frame: its bytes up to the first `/` of the target
+    /// are lost on the way, so the server reads `tables/...` as a request line, answers 400
+    /// and closes. Nothing is applied, but the client only has the server's 400 to go by.
+    case damageRequest
 
     static func < (a: FaultKind, b: FaultKind) -> Bool { a.rawValue < b.rawValue }
 

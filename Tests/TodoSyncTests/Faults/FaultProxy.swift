@@ -155,29 +155,30 @@ private struct ProxiedConnection {
         default:
             break
         }
-        guard let (response, keepAlive) = forward(request) else {
+        let bytes = HTTPSerializer.serialize(request)
+        guard let (response, keepAlive) = forward(fault == .damageRequest ? Self.outOfFrame(bytes) : bytes, method: request.method) else {
             closeBoth(reset: true)
             return false
         }
         shared.counts.withLock { $0.forwarded += 1 }
         if !keepAlive { closeUpstream() }
-        let bytes = HTTPSerializer.serialize(response)
+        let answer = HTTPSerializer.serialize(response)
         switch fault {
         case .dropAfterForward:
             closeBoth(reset: true)
             return false
         case .cutResponse:
-            let cut = shared.plan.withLock { $0.cutPoint(bytes.count) }
-            _ = sendAll(client, Array(bytes[0..<cut]))
+            let cut = shared.plan.withLock { $0.cutPoint(answer.count) }
+            _ = sendAll(client, Array(answer[0..<cut]))
             closeBoth(reset: false)
             return false
         case .delayAnswer:
             sleepSeconds(delay)
-            _ = sendAll(client, bytes)  // the client has most likely given up and closed
+            _ = sendAll(client, answer)  // the client has most likely given up and closed
             closeBoth(reset: false)
             return false
         default:
-            return sendAll(client, bytes) && request.keepAlive
+            return sendAll(client, answer) && request.keepAlive
         }
     }
 
@@ -203,11 +204,18 @@ private struct ProxiedConnection {
         }
     }
 
-    /// Sends `request` upstream (opening the connection if needed) and reads the whole answer.
-    private mutating func forward(_ request: HTTPRequest) -> (HTTPResponse, Bool)? {
+    /// A request's bytes without everything up to and including the first `/` of its target:
+    /// what a server reads when the start of a request was lost on the way.
+    private static func outOfFrame(_ bytes: [UInt8]) -> [UInt8] {
+        guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return bytes }
+        return Array(bytes[(slash + 1)...])
+    }
+
+    /// Sends a request's `bytes` upstream (opening the connection if needed) and reads the whole answer.
+    private mutating func forward(_ bytes: [UInt8], method: String) -> (HTTPResponse, Bool)? {
         if upstream < 0 { upstream = connectLoopback(upstreamPort) }
-        guard upstream >= 0, sendAll(upstream, HTTPSerializer.serialize(request)) else { return nil }
-        var reader = HTTPResponseParser(requestMethod: request.method)
+        guard upstream >= 0, sendAll(upstream, bytes) else { return nil }
+        var reader = HTTPResponseParser(requestMethod: method)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             switch reader.next() {
