@@ -9,7 +9,8 @@ import TodoTestSupport
 
 /// Issue 5, item 3: the fault campaign. Replicas reach a real server only through `FaultProxy`,
 /// which drops connections before and after forwarding, cuts replies, holds requests and replies
-/// past the client's timeout (0.5 s) and answers 500/503 itself. The replicas retry until they
+/// past the client's timeout (0.5 s), answers 500/503 itself and forwards requests with their start
+/// cut off (the server's 400 for malformed HTTP). The replicas retry until they
 /// get through; then the campaign's invariants must hold (see `FaultCampaign.finish`): one row
 /// per item on the server holding exactly what the replicas acknowledged, no deleted item back,
 /// no conflict made by a fault, `todo doctor` clean, and every replica equal to the server.
