@@ -34,15 +34,20 @@ final class FaultProxy: Sendable {
         let counts = Mutex(Counts())
         /// Requests being handled right now (read, not yet answered or faulted).
         let busy = Atomic<Int>(0)
-        let clients = Mutex<Set<Int32>>([])
+        let clients: ProxyClients
         let threads = Mutex<[TestThread]>([])
         let stopped = Atomic<Bool>(false)
+
+        init(clients: ProxyClients) {
+            self.clients = clients
+        }
     }
 
-    init(upstreamPort: Int, delay: Double = 0.8) {
+    /// `clients` closes the client connections (a seam for `ProxyClientsTests`).
+    init(upstreamPort: Int, delay: Double = 0.8, clients: ProxyClients = ProxyClients()) {
         self.upstreamPort = upstreamPort
         self.delay = delay
-        let shared = Shared()
+        let shared = Shared(clients: clients)
         self.shared = shared
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var on: Int32 = 1
@@ -59,9 +64,9 @@ final class FaultProxy: Sendable {
                 }
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                 shared.counts.withLock { $0.connections += 1 }
-                shared.clients.withLock { _ = $0.insert(fd) }
+                let client = shared.clients.register(fd)
                 let thread = TestThread {
-                    var connection = ProxiedConnection(client: fd, upstreamPort: upstreamPort, delay: delay, shared: shared)
+                    var connection = ProxiedConnection(client: client, upstreamPort: upstreamPort, delay: delay, shared: shared)
                     connection.run()
                 }
                 shared.threads.withLock { $0.append(thread) }
@@ -99,30 +104,29 @@ final class FaultProxy: Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
         acceptThread.join()
         close(listener)
-        shared.clients.withLock { clients in
-            for fd in clients { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
+        shared.clients.shutdownAll()
         for thread in shared.threads.withLock({ $0 }) { thread.join() }
     }
 }
 
 /// One client connection and its upstream connection, on the connection's own thread.
 private struct ProxiedConnection {
-    let client: Int32
+    let owned: ProxyClients.Client
+    var client: Int32 { owned.fd }
     let upstreamPort: Int
     let delay: Double
     let shared: FaultProxy.Shared
     var upstream: Int32 = -1
     var parser = HTTPRequestParser()
 
-    init(client: Int32, upstreamPort: Int, delay: Double, shared: FaultProxy.Shared) {
-        self.client = client
+    init(client: ProxyClients.Client, upstreamPort: Int, delay: Double, shared: FaultProxy.Shared) {
+        self.owned = client
         self.upstreamPort = upstreamPort
         self.delay = delay
         self.shared = shared
         // A test that goes wrong must not leave this thread blocked for ever.
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(client.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     mutating func run() {
@@ -242,14 +246,7 @@ private struct ProxiedConnection {
     /// Closes both sides; `reset` sends the client an RST instead of a FIN. Idempotent.
     private mutating func closeBoth(reset: Bool) {
         closeUpstream()
-        let fd = client
-        let open = shared.clients.withLock { $0.remove(fd) != nil }
-        guard open else { return }
-        if reset {
-            var option = linger(l_onoff: 1, l_linger: 0)
-            setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-        }
-        close(fd)
+        shared.clients.close(owned, reset: reset)
     }
 }
 
