@@ -34,20 +34,16 @@ final class FaultProxy: Sendable {
         let counts = Mutex(Counts())
         /// Requests being handled right now (read, not yet answered or faulted).
         let busy = Atomic<Int>(0)
-        let clients: ProxyClients
+        /// Each closed once, by its connection's thread (see `ProxyClients` for why not by number).
+        let clients = ProxyClients()
         let threads = Mutex<[TestThread]>([])
         let stopped = Atomic<Bool>(false)
-
-        init(clients: ProxyClients) {
-            self.clients = clients
-        }
     }
 
-    /// `clients` closes the client connections (a seam for `ProxyClientsTests`).
-    init(upstreamPort: Int, delay: Double = 0.8, clients: ProxyClients = ProxyClients()) {
+    init(upstreamPort: Int, delay: Double = 0.8) {
         self.upstreamPort = upstreamPort
         self.delay = delay
-        let shared = Shared(clients: clients)
+        let shared = Shared()
         self.shared = shared
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var on: Int32 = 1
