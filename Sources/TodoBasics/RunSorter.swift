@@ -93,22 +93,28 @@ public final class RunSorter {
         pending = []
     }
 
-    static func less(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    static func less(_ a: [UInt8], _ b: [UInt8]) -> Bool { compare(a, b) < 0 }
+
+    /// Below, at or above zero as `a` sorts before, with or after `b`.
+    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
         a.withUnsafeBufferPointer { x in
             b.withUnsafeBufferPointer { y in
                 let n = min(x.count, y.count)
                 let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
-                return c != 0 ? c < 0 : x.count < y.count
+                return c != 0 ? Int(c) : x.count - y.count
             }
         }
     }
 
     private func sortPending() {
-        // Stable: the index breaks ties.
-        let order = pending.indices.sorted { i, j in
-            Self.less(pending[i].key, pending[j].key) || (pending[i].key == pending[j].key && i < j)
+        // Stable: the index breaks ties. One comparison a step, on a local copy (a class's
+        // property is checked for exclusive access at every read).
+        let records = pending
+        let order = records.indices.sorted { i, j in
+            let c = Self.compare(records[i].key, records[j].key)
+            return c < 0 || (c == 0 && i < j)
         }
-        pending = order.map { pending[$0] }
+        pending = order.map { records[$0] }
     }
 
     private func spill() throws(FileSystemError) {

@@ -7,88 +7,105 @@ import TodoBasics
 /// files that changed since (git's index does this for `git status`, for the same reason: a scan
 /// that reads every file grows with the store, not with the change).
 ///
-/// `.todo/cache/item-stamps`: a first line `todo item stamps 2`, then 16 bytes a file: a digest
-/// of its path and one of its stamp (inode, size, mtime, ctime), each 8 bytes little-endian,
-/// sorted. A million items cost 16 MB, on disk and in memory, where paths and stamps as text in a
-/// table cost 150 MB. A path digest shared by two files only makes one of them read again: the
-/// stamp digest must match too, and a stamp holds the inode. It is derived data: deleting it
-/// costs one slow scan, a damaged one is ignored, and the folder's own `.gitignore` keeps it out
-/// of commits (inode numbers mean nothing on another machine).
+/// 16 bytes a file: a digest of its path and one of its stamp (inode, size, mtime, ctime), each
+/// 8 bytes little-endian, sorted, in pages of `Store.stampPageEntries` (65,536 entries, 1 MB)
+/// under `.todo/cache/item-stamp-pages/<token>.<k>`. `.todo/cache/item-stamps` names them: a
+/// first line `todo item stamps 3`, then `<token> <pages> <entries>`; renaming it in is the
+/// cache's commit point, and the pages of other tokens are removed after it. A scan walks the
+/// item files in the same order (`ItemStampScan`) and meets the entries a page at a time, so
+/// memory holds two pages whatever the table (form 2, one file read and rebuilt whole, held
+/// 16 MB a million items; it is no cache to this form, and rebuilt at the next scan).
+///
+/// A path digest shared by two files only makes one of them read again: the stamp digest must
+/// match too, and a stamp holds the inode. It is derived data: deleting it costs one slow scan,
+/// a damaged or missing page ends the cache there (its files are read again), and the folder's
+/// own `.gitignore` keeps it out of commits (inode numbers mean nothing on another machine).
 ///
 /// Why a stamp can be trusted: an entry says "the file with this stamp had no hand edit", and any
 /// later write moves mtime and ctime. Except within one clock tick: file times are coarse, so a
 /// file written in the same tick as the cache may have changed after it was stamped and still
 /// show the same stamp. Such files (times not older than the start of the scan) are left out,
 /// and read again next time: git's "racily clean" rule.
-struct ItemStampCache: Equatable {
-    static let header = Array("todo item stamps 2\n".utf8)
-
-    /// Path digest and stamp digest of each clean file, sorted.
-    private(set) var entries: [Entry] = []
+enum ItemStampCache {
+    static let header = Array("todo item stamps 3\n".utf8)
+    static let pagesDirectory = "cache/item-stamp-pages"
 
     struct Entry: Equatable, Comparable {
         var path: UInt64
         var stamp: UInt64
         static func < (a: Entry, b: Entry) -> Bool { (a.path, a.stamp) < (b.path, b.stamp) }
-    }
 
-    var count: Int { entries.count }
-
-    static func load(_ store: Store) -> ItemStampCache {
-        let path = store.layout.absolute(StoreLayout.itemStampsFile)
-        guard let bytes = (try? store.fs.readFile(path)) ?? nil, let parsed = parse(bytes) else { return ItemStampCache() }
-        return parsed
-    }
-
-    /// Nil unless the header is right, the rest is whole entries, and they are sorted: a damaged
-    /// cache is no cache.
-    static func parse(_ bytes: [UInt8]) -> ItemStampCache? {
-        guard bytes.count >= header.count, Array(bytes[0..<header.count]) == header,
-              (bytes.count - header.count) % 16 == 0 else { return nil }
-        var cache = ItemStampCache()
-        cache.entries.reserveCapacity((bytes.count - header.count) / 16)
-        var i = header.count
-        while i < bytes.count {
-            let entry = Entry(path: word(bytes, i), stamp: word(bytes, i + 8))
-            if let last = cache.entries.last, entry < last { return nil }
-            cache.entries.append(entry)
-            i += 16
+        init(path: UInt64, stamp: UInt64) {
+            self.path = path
+            self.stamp = stamp
         }
-        return cache
-    }
 
-    /// Whether the file at `path` (relative to `.todo`) was clean with this very stamp.
-    func isClean(_ path: String, _ stamp: FileStamp) -> Bool {
-        let wanted = Entry(path: Self.digest(path), stamp: Self.digest(stamp))
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if entries[mid] < wanted { low = mid + 1 } else { high = mid }
+        init(_ path: String, _ stamp: FileStamp) {
+            self.init(path: ItemStampCache.digest(path), stamp: ItemStampCache.digest(stamp))
         }
-        return low < entries.count && entries[low] == wanted
     }
 
-    /// These entries and `other`'s, sorted, each once.
-    mutating func merge(_ other: [Entry]) {
-        entries += other
-        entries.sort()
-        var kept = 0
-        for i in entries.indices where kept == 0 || entries[kept - 1] != entries[i] {
-            entries[kept] = entries[i]
-            kept += 1
-        }
-        entries.removeLast(entries.count - kept)
+    /// Which pages hold the entries, in order.
+    struct Index: Equatable {
+        var token: String
+        var pages: Int
+        var entries: Int
     }
 
-    func encoded() -> [UInt8] {
-        var out = Self.header
-        out.reserveCapacity(out.count + 16 * entries.count)
+    static func loadIndex(_ store: Store) -> Index? {
+        guard let bytes = (try? store.fs.readFile(store.layout.absolute(StoreLayout.itemStampsFile))) ?? nil else { return nil }
+        return parseIndex(bytes)
+    }
+
+    /// Nil unless the header is right and the line after it is whole: anything else is no cache.
+    static func parseIndex(_ bytes: [UInt8]) -> Index? {
+        guard bytes.count > header.count, bytes.starts(with: header), bytes.last == UInt8(ascii: "\n") else { return nil }
+        let fields = bytes[header.count..<(bytes.count - 1)].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard fields.count == 3, !fields[0].isEmpty, fields[0].allSatisfy({ isTokenByte($0) }),
+              let pages = Int(String(decoding: fields[1], as: UTF8.self)), pages >= 0,
+              let entries = Int(String(decoding: fields[2], as: UTF8.self)), entries >= 0 else { return nil }
+        return Index(token: String(decoding: fields[0], as: UTF8.self), pages: pages, entries: entries)
+    }
+
+    static func encodeIndex(_ index: Index) -> [UInt8] {
+        header + Array("\(index.token) \(index.pages) \(index.entries)\n".utf8)
+    }
+
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || b == UInt8(ascii: "-")
+    }
+
+    static func page(_ token: String, _ k: Int) -> String { pagesDirectory + "/\(token).\(k)" }
+
+    /// Nil unless it is whole entries.
+    static func parsePage(_ bytes: [UInt8]) -> [Entry]? {
+        guard bytes.count % 16 == 0 else { return nil }
+        return stride(from: 0, to: bytes.count, by: 16).map { Entry(path: word(bytes, $0), stamp: word(bytes, $0 + 8)) }
+    }
+
+    static func encodePage(_ entries: [Entry]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(16 * entries.count)
         for e in entries {
             for v in [e.path, e.stamp] {
                 for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
             }
         }
         return out
+    }
+
+    /// An entry as a sort key (big-endian), so that keys sort as entries do.
+    static func key(_ e: Entry) -> [UInt8] {
+        (0..<16).map { i in UInt8(truncatingIfNeeded: (i < 8 ? e.path : e.stamp) >> UInt64(56 - 8 * (i % 8))) }
+    }
+
+    static func entry(key: [UInt8]) -> Entry {
+        var path: UInt64 = 0, stamp: UInt64 = 0
+        for i in 0..<8 {
+            path = path << 8 | UInt64(key[i])
+            stamp = stamp << 8 | UInt64(key[8 + i])
+        }
+        return Entry(path: path, stamp: stamp)
     }
 
     /// FNV-1a over the path's bytes, then mixed: stable across runs (Swift's `Hasher` is not).
@@ -116,51 +133,32 @@ struct ItemStampCache: Equatable {
         return v
     }
 
-    /// The files a scan found clean. Begun by creating the next cache's temp file, whose mtime
-    /// is the file system's time before any file was stamped: a file whose times are not older
-    /// may have changed within the tick after it was stamped (racily clean), and is left out.
-    struct Scan {
+    /// The start of a scan that records: the next index's temp file, whose mtime is the file
+    /// system's time before any file was stamped (a file whose times are not older may have
+    /// changed within the tick after it was stamped: racily clean, not recorded). Nil when the
+    /// temp file could not be made: a store that cannot be written (read-only media, a reader's
+    /// view of a commit) simply keeps reading every file. The temp name carries the pid because
+    /// readers write the cache without the store lock.
+    struct Start {
         let temp: String
-        /// Nil when the temp file could not be made: nothing is recorded or saved.
-        let moment: Int64?
-        var entries: [Entry] = []
+        let moment: Int64
+        var token: String { "\(getpid())-\(moment)" }
 
-        mutating func add(_ path: String, _ stamp: FileStamp) {
-            guard let moment, stamp.latest < moment else { return }
-            entries.append(Entry(path: ItemStampCache.digest(path), stamp: ItemStampCache.digest(stamp)))
+        init?(_ store: Store) {
+            let path = store.layout.absolute(StoreLayout.itemStampsFile)
+            temp = path.parentPath.appendingPath(".\(path.lastPathComponent).\(getpid()).tmp")
+            do {
+                try CacheFolder.prepare(store)
+                try store.fs.createDirectory(store.layout.absolute(ItemStampCache.pagesDirectory))
+                try store.fs.writeFile(temp, [], sync: false)
+            } catch { return nil }
+            guard let moment = store.fs.stamp(temp)?.modified, moment >= 0 else {
+                try? store.fs.removeFile(temp)
+                return nil
+            }
+            self.moment = moment
         }
 
-        var count: Int { entries.count }
-    }
-
-    static func beginScan(_ store: Store) -> Scan {
-        let path = store.layout.absolute(StoreLayout.itemStampsFile)
-        let temp = path.parentPath.appendingPath(".\(path.lastPathComponent).\(getpid()).tmp")
-        do {
-            try CacheFolder.prepare(store)
-            try store.fs.writeFile(temp, [], sync: false)
-            return Scan(temp: temp, moment: store.fs.stamp(temp)?.modified)
-        } catch {
-            return Scan(temp: temp, moment: nil)
-        }
-    }
-
-    /// Best effort: a store that cannot be written (read-only media, a reader's view of a commit)
-    /// simply keeps reading every file. The temp name carries the pid because readers write this
-    /// without the store lock; the rename is not made durable (a lost one leaves an older cache,
-    /// whose entries are still true). `keeping`: entries of the old cache the scan did not cover
-    /// (other tables); nil when the cache needs no rewrite.
-    static func finish(_ store: Store, _ scan: Scan, keeping old: [Entry]?) {
-        let fs = store.fs
-        guard scan.moment != nil, let old else { try? fs.removeFile(scan.temp); return }
-        var cache = ItemStampCache()
-        cache.entries = scan.entries
-        cache.merge(old)
-        do {
-            try fs.writeFile(scan.temp, cache.encoded(), sync: true)
-            try fs.rename(scan.temp, to: store.layout.absolute(StoreLayout.itemStampsFile))
-        } catch {
-            try? fs.removeFile(scan.temp)
-        }
+        func abandon(_ store: Store) { try? store.fs.removeFile(temp) }
     }
 }

@@ -38,7 +38,7 @@ enum NumberedIDsCache {
         return NumberedIDs(unique: Array(b[at..<(at + count)]), widestShortID: widest)
     }
 
-    /// Best effort, as the item stamps cache (`ItemStampCache.finish`): readers write it without
+    /// Best effort, as the item stamps cache (`ItemStampCache.Writer.commit`): readers write it without
     /// the store lock, so the temp name carries the pid; a store that cannot be written makes
     /// the pass again next time.
     static func save(_ store: Store, _ table: String, key: [UInt8], _ numbered: NumberedIDs) {

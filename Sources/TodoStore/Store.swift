@@ -45,10 +45,17 @@ public final class Store {
     public internal(set) var pendingIndexFigures = PendingIndexFigures()
     /// Item files `doctor`, `purge` and `list` read at a time (small in tests: `TODO_TEST_ITEM_BATCH`).
     public var itemBatchSize = 2048
+    /// Entries of a page of the stamp cache (`ItemStampCache`): 1 MB (small in tests:
+    /// `TODO_TEST_ITEM_BATCH` for `status`).
+    public var stampPageEntries = 1 << 16
     /// The most item files a batched walk (`forEachItemFile`) held at once (tests read it).
     public internal(set) var peakItemFilesHeld = 0
     /// The most operations a walk of the queue by item (`handEdits(table:)`) held at once.
     public internal(set) var peakOperationsHeld = 0
+    /// The most entries of the stamp cache a scan for hand edits (`handEdits(table:)`) held at
+    /// once, and the runs its sort of the items folders spilled (tests read them).
+    public internal(set) var peakStampsHeld = 0
+    public internal(set) var stampRunsWritten = 0
     /// Tables whose index of ids this command's commits could not keep (a pull page of new items,
     /// a first numbering): `rebuildIDIndexesLeftStale` rebuilds them once at the end.
     var idIndexesLeftStale: Set<String> = []

@@ -103,17 +103,39 @@ import TodoTestSupport
         let (dir, cli, reads) = try Self.store(items: 5)
         defer { dir.remove() }
         #expect(cli.run("status").code == 0)
-        let cache = dir.path + "/.todo/cache/item-stamps"
         let fs = LocalFileSystem()
-        var bytes = try #require(try fs.readFile(cache))
-        #expect(bytes.starts(with: Array("todo item stamps 2\n".utf8)) && bytes.count == 19 + 7 * 16, "16 bytes for each of 7 clean files")
-        bytes += Array("torn!".utf8)  // not a whole entry: damaged
-        try fs.writeFile(cache, bytes, sync: false)
+        let index = String(decoding: try #require(try fs.readFile(dir.path + "/.todo/cache/item-stamps")), as: UTF8.self)
+        let fields = index.dropFirst("todo item stamps 3\n".count).dropLast().split(separator: " ")
+        #expect(index.hasPrefix("todo item stamps 3\n") && fields.count == 3 && fields[1] == "1" && fields[2] == "7", "one page of 7 clean files: \(index)")
+        let page = dir.path + "/.todo/cache/item-stamp-pages/\(fields.first ?? "").0"
+        var bytes = try #require(try fs.readFile(page))
+        #expect(bytes.count == 7 * 16, "16 bytes for each of 7 clean files")
+        bytes += Array("torn!".utf8)  // not whole entries: damaged
+        try fs.writeFile(page, bytes, sync: false)
         reads.reset()
         #expect(cli.run("status", "--short").out == "## http://127.0.0.1:8080 (mobile-apps)\n")
-        #expect(reads.count == 7, "a damaged cache is no cache")
+        #expect(reads.count == 7, "a damaged page is no cache")
+        reads.reset()
+        #expect(cli.run("status").code == 0)
+        #expect(reads.count == 0, "rewritten")
         #expect(fs.fileExists(dir.path + "/.todo/cache/.gitignore"))
         #expect(cli.run("doctor").code == 0, "doctor knows the cache folder")
+    }
+
+    /// Form 2 of the cache (its entries in the file itself) is no cache to this one: every file
+    /// is read once, and the cache is written again in form 3.
+    @Test func aCacheOfTheOldFormIsRebuilt() throws {
+        let (dir, cli, reads) = try Self.store(items: 5)
+        defer { dir.remove() }
+        let fs = LocalFileSystem()
+        try fs.createDirectory(dir.path + "/.todo/cache")
+        try fs.writeFile(dir.path + "/.todo/cache/item-stamps", Array("todo item stamps 2\n".utf8) + [UInt8](repeating: 7, count: 7 * 16), sync: false)
+        #expect(cli.run("status").code == 0)
+        #expect(reads.count == 7, "form 2 is no cache")
+        reads.reset()
+        #expect(cli.run("status").code == 0)
+        #expect(reads.count == 0)
+        #expect(String(decoding: try #require(try fs.readFile(dir.path + "/.todo/cache/item-stamps")), as: UTF8.self).hasPrefix("todo item stamps 3\n"))
     }
 
     /// A table without pull queries is asked whether it holds pulled items (for the line that

@@ -43,6 +43,7 @@ struct StatusCommand: Command {
         if small.isSet {
             let f = report.queue.figures
             ctx.console.err("status held at most \(f.operations) operations and \(f.names) names; the queue was sorted in \(f.runs) runs")
+            ctx.console.err("the stamp cache: at most \(f.stamps) entries held at once; the item files were sorted in \(f.stampRuns) runs")
         }
         switch form {
         case .json: try report.writeJSON { ctx.console.outRaw($0) }
@@ -74,8 +75,9 @@ struct StatusReport {
     /// Tables the remote listed at the last `pull --all-tables` that the replica does not track.
     var untracked: (tables: [String], listedAt: String)?
 
-    /// `TODO_TEST_SORT_BUDGET` (bytes) and `TODO_TEST_ITEM_BATCH` (operations): small in tests,
-    /// which then read on stderr what status held at most.
+    /// `TODO_TEST_SORT_BUDGET` (bytes) and `TODO_TEST_ITEM_BATCH` (operations, item files, and
+    /// entries of a page of the stamp cache): small in tests, which then read on stderr what
+    /// status held at most.
     struct Budgets {
         var sort: Int?
         var batch: Int?
@@ -89,7 +91,10 @@ struct StatusReport {
 
         func apply(to store: Store) {
             if let sort { store.pendingIndexSortBudget = sort }
-            if let batch { store.itemBatchSize = batch }
+            if let batch {
+                store.itemBatchSize = batch
+                store.stampPageEntries = batch
+            }
         }
     }
 
@@ -98,6 +103,8 @@ struct StatusReport {
         do { conflicts = try store.conflicts().filter { table == nil || $0.table == table } } catch { throw .store(error) }
         var (queue, handEdits, short) = try walk(store, table: table, form: form, conflicts: conflicts, budget: sortBudget, folders: folders)
         queue.figures.operations = store.peakOperationsHeld
+        queue.figures.stamps = store.peakStampsHeld
+        queue.figures.stampRuns = store.stampRunsWritten
         queue.figures.names += store.pendingIndexFigures.names
         queue.figures.runs += store.pendingIndexFigures.runs
         do throws(StoreError) {

@@ -13,8 +13,9 @@ struct StatusQueue {
     var byTable: [String: [PendingOperation.Kind: Int]] = [:]
     /// By sequence: each line of `--short` or element of `--json`'s `pending`, as printed.
     var lines: RunSorter?
-    /// The most names and operations the walk held at once, and the runs its sorts spilled.
-    var figures = (names: 0, operations: 0, runs: 0)
+    /// The most names and operations the walk held at once, and the runs its sorts spilled; the
+    /// same for the entries of the stamp cache and the sort of the item files.
+    var figures = (names: 0, operations: 0, runs: 0, stamps: 0, stampRuns: 0)
 
     mutating func tally(_ name: OperationFileName, held isHeld: Bool) {
         count += 1
