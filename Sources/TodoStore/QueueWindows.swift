@@ -8,8 +8,8 @@ import TodoModel
 /// operation's item beyond the window: how many of its operations follow, and the next one's
 /// name (issue 21: push read the whole queue first, 2,727 MB at a million pending inserts).
 ///
-/// The folder is walked once without holding its listing. A queue of at most one window is kept
-/// in memory, as before. A longer one goes through an external sort by item and sequence
+/// The folder is walked once without holding its listing. A queue of at most `wholeUpTo`
+/// operations is kept in memory and given as one window (read once, no sort). A longer one goes through an external sort by item and sequence
 /// (`RunSorter`), whose merge gives each item's operations together, so each one's followers
 /// are known; then through a sort by sequence, whose merge is written to an unlinked scratch
 /// file that the windows read back (and read again after `rewind`). Memory: a sort's budget
@@ -31,9 +31,11 @@ public final class QueueWindows {
     private let file: EntryFile?
     private var position = 0
 
-    public init(_ store: Store, table: String?, window: Int) throws(StoreError) {
+    /// `window`: operations a window holds once the queue is longer than `wholeUpTo` (at least
+    /// `window`); a queue of up to `wholeUpTo` is one window.
+    public init(_ store: Store, table: String?, window: Int, wholeUpTo: Int? = nil) throws(StoreError) {
         let window = max(1, window)
-        self.window = window
+        let wholeUpTo = max(window, wholeUpTo ?? window)
         var names: [OperationFileName] = []
         var byItem: RunSorter?
         var count = 0
@@ -42,7 +44,7 @@ public final class QueueWindows {
             count += 1
             if byItem == nil {
                 names.append(name)
-                guard names.count > window else { return }
+                guard names.count > wholeUpTo else { return }
                 byItem = RunSorter(budget: store.pendingIndexSortBudget, folders: store.scratchFolders(environment: [:]))
                 for n in names { try QueueWindows.add(n, to: byItem!) }
                 names = []
@@ -51,6 +53,7 @@ public final class QueueWindows {
             }
         }
         self.count = count
+        self.window = byItem == nil ? wholeUpTo : window
         if let byItem {
             small = nil
             file = try QueueWindows.sorted(byItem, store)

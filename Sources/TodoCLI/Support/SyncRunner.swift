@@ -27,8 +27,12 @@ enum SyncRunner {
         // Connections a batch is dealt over. Tests set 1 or 2, so that even their small batches
         // are pipelined and a fault or a kill can land in the middle of a pipeline.
         if let count = ctx.environment["TODO_PUSH_CONNECTIONS"].flatMap(Int.init), count > 0 { options.connections = count }
-        // Ops read from the queue at a time. Tests make it small so that a few ops cross windows.
-        if let size = ctx.environment["TODO_PUSH_WINDOW"].flatMap(Int.init), size > 0 { options.window = size }
+        // Ops read from the queue at a time, also for short queues. Tests make it small so that a
+        // few ops cross windows.
+        if let size = ctx.environment["TODO_PUSH_WINDOW"].flatMap(Int.init), size > 0 {
+            options.window = size
+            options.wholeQueueUpTo = size
+        }
         // JSON lists every op; text names 50 answered ok at most (a line each held for a push of a
         // million took some 200 MB).
         if !json && !everyLine { options.okLinesKept = SyncRenderer.lineLimit }

@@ -43,9 +43,9 @@ struct PushRun {
     /// of this push can have applied: such an op ends byte for byte as it was.
     private var attemptedAtBefore: [Int: String?] = [:]
 
-    init(store: Store, table: String?, window: Int) throws(StoreError) {
+    init(store: Store, table: String?, window: Int, wholeQueueUpTo: Int) throws(StoreError) {
         self.store = store
-        windows = try QueueWindows(store, table: table, window: window)
+        windows = try QueueWindows(store, table: table, window: window, wholeUpTo: wholeQueueUpTo)
         total = windows.count
         conflicted = Set(try store.conflicts().map { ItemKey($0.table, $0.id) })
     }
