@@ -89,10 +89,16 @@ struct ItemStampScan {
             throw error
         }
         guard let start, var writer else { return edits }
+        /// Nothing to commit: this writer's pages go, and so do pages of no index (a scan killed
+        /// before its commit), which a commit would have removed.
+        func keepTheCache() {
+            writer.abandon(start)
+            writer.removePages { name in !(old.map { name.hasPrefix($0.token + ".") } ?? false) }
+        }
         if deferred != nil, cache.passedAll {
-            writer.abandon(start)  // every entry met again, each recorded: the cache is right
+            keepTheCache()  // every entry met again, each recorded: the cache is right
         } else if onlyTable {
-            if added { ItemStampCache.unite(store, old: old, new: &writer, start) } else { writer.abandon(start) }
+            if added { ItemStampCache.unite(store, old: old, new: &writer, start) } else { keepTheCache() }
         } else {
             if let n = deferred { copy(n, of: old, into: &writer) }
             writer.commit(start)
