@@ -89,10 +89,10 @@ struct ItemStampScan {
             throw error
         }
         guard let start, var writer else { return edits }
-        /// Nothing to commit: this writer's pages go, and so do pages of no index (a scan killed
-        /// before its commit), which a commit would have removed.
+        /// Nothing to commit: every page but the cache's goes (this writer's, and a scan's killed
+        /// before its commit, which a commit would have removed), in one pass over the folder.
         func keepTheCache() {
-            writer.abandon(start)
+            start.abandon(store)
             writer.removePages { name in !(old.map { name.hasPrefix($0.token + ".") } ?? false) }
         }
         if deferred != nil, cache.passedAll {

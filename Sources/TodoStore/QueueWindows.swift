@@ -9,11 +9,11 @@ import TodoModel
 /// name (issue 21: push read the whole queue first, 2,727 MB at a million pending inserts).
 ///
 /// The folder is walked once without holding its listing. A queue of at most `wholeUpTo`
-/// operations is kept in memory and given as one window (read once, no sort). A longer one goes through an external sort by item and sequence
-/// (`RunSorter`), whose merge gives each item's operations together, so each one's followers
-/// are known; then through a sort by sequence, whose merge is written to an unlinked scratch
-/// file that the windows read back (and read again after `rewind`). Memory: a sort's budget
-/// while sorting, then a window of entries.
+/// operations is kept in memory and given as one window (read once, no sort). A longer one goes
+/// through an external sort by item and sequence (`RunSorter`), whose merge gives each item's
+/// operations together, so each one's followers are known; then through a sort by sequence,
+/// whose merge is written to an unlinked scratch file that the windows read back (and read again
+/// after `rewind`). Memory: a sort's budget while sorting, then a window of entries.
 public final class QueueWindows {
     public struct Entry: Sendable, Equatable {
         public var name: OperationFileName
@@ -33,9 +33,9 @@ public final class QueueWindows {
 
     /// `window`: operations a window holds once the queue is longer than `wholeUpTo` (at least
     /// `window`); a queue of up to `wholeUpTo` is one window.
-    public init(_ store: Store, table: String?, window: Int, wholeUpTo: Int? = nil) throws(StoreError) {
+    public init(_ store: Store, table: String?, window: Int, wholeUpTo: Int) throws(StoreError) {
         let window = max(1, window)
-        let wholeUpTo = max(window, wholeUpTo ?? window)
+        let wholeUpTo = max(window, wholeUpTo)
         var names: [OperationFileName] = []
         var byItem: RunSorter?
         var count = 0

@@ -55,13 +55,10 @@ enum SyncRunner {
         }
         if let stop = report.stop {
             let kept = report.remaining == 1 ? "your 1 change is kept" : "your \(report.remaining) changes are kept"
-            if stop.kind == .network && stop.tlsFailed {
+            if stop.kind == .network && (stop.tlsFailed || stop.requestDamaged) {
                 // Not a server that is down: its sentence says what to fix.
                 ctx.console.err("error: \(report.remote): \(SyncStopText.sentence(stop)); \(kept)")
-                ctx.console.err("hint: run 'todo push' again once that is fixed")
-            } else if stop.kind == .network && stop.requestDamaged {
-                ctx.console.err("error: \(report.remote): \(SyncStopText.sentence(stop)); \(kept)")
-                ctx.console.err("hint: \(SyncRenderer.damagedHint(command: "push"))")
+                ctx.console.err("hint: " + (stop.requestDamaged ? SyncRenderer.damagedHint(command: "push") : "run 'todo push' again once that is fixed"))
             } else if stop.kind == .network {
                 // The usual case is a server that is down: say where, and that nothing is lost.
                 ctx.console.err("error: could not reach \(report.remote) (\(SyncStopText.sentence(stop))); \(kept)")
