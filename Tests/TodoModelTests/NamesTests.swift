@@ -28,4 +28,12 @@ import Testing
         #expect(ItemID.same("AbC", "abc"))
         #expect(!ItemID.same("abc", "abd"))
     }
+
+    /// An id already lower-case is its own key (no copy); any id's key is still its lower-case form.
+    @Test(arguments: ["", "x", "abc-123_z", "D265929E-B17B-42D1-8FAB-D0ADF26486FA", "d265929e-b17b-42d1-8fab-d0adf26486fa",
+                      "@[`{", "AZaz", "Ünïcødé ✓", "ünï", "ǅ", "İ", "ß", "ΣΑΣ", "a\u{0}Z"])
+    func keyIsTheLowerCaseForm(id: String) {
+        #expect(ItemID.key(id) == id.lowercased())
+        #expect(Array(ItemID.key(id).utf8) == Array(id.lowercased().utf8))
+    }
 }

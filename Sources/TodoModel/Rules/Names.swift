@@ -90,7 +90,13 @@ public enum ItemID {
     }
 
     /// The form under which the protocol compares ids: the Unicode default lower-case mapping.
-    public static func key(_ id: String) -> String { id.lowercased() }
+    /// An id already in that form (ASCII with no capital: every uuid todo makes) is its own key,
+    /// with no copy: a push takes the key of each op's id five times or more.
+    public static func key(_ id: String) -> String {
+        var text = id  // withUTF8 is mutating; a native string is not copied
+        let isLower = text.withUTF8 { bytes in !bytes.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) } }
+        return isLower ? id : id.lowercased()
+    }
 
     /// Identical bytes first: the usual case (an operation's id and its item's) then needs no lower-cased copies.
     public static func same(_ a: String, _ b: String) -> Bool { sameBytes(a, b) || key(a) == key(b) }
