@@ -41,16 +41,17 @@ extension Store {
     /// what a push would overwrite with the server's copy, or send unlike the item. Reads one item
     /// file per item (on 8 threads for a long queue).
     public func handEdits(of operations: [PendingOperation]) throws(StoreError) -> [HandEdit] {
-        var opsByPath: [String: [PendingOperation]] = [:]
-        var tableOf: [String: String] = [:]
+        // One dictionary, sized up front: each lookup hashes the whole path, and a push of
+        // 10,000 asks this of every op.
+        var byPath: [String: (table: String, ops: [PendingOperation])] = [:]
+        byPath.reserveCapacity(operations.count)
         for op in operations {
-            let path = layout.item(op.table, op.id)
-            opsByPath[path, default: []].append(op)
-            tableOf[path] = op.table
+            byPath[layout.item(op.table, op.id), default: (op.table, [])].ops.append(op)
         }
-        let files = try readItemFiles(opsByPath.keys.sorted(), parallel: true)
+        let files = try readItemFiles(byPath.keys.sorted(), parallel: true)
         return files.flatMap { file in
-            handEdits(file, operations: (opsByPath[file.path] ?? []).sorted { $0.sequence < $1.sequence }, table: tableOf[file.path] ?? "")
+            let entry = byPath[file.path]
+            return handEdits(file, operations: (entry?.ops ?? []).sorted { $0.sequence < $1.sequence }, table: entry?.table ?? "")
         }.sorted { $0.path < $1.path }
     }
 }

@@ -34,10 +34,12 @@ public struct StoreTransaction {
 
     public var isEmpty: Bool { staged.isEmpty }
 
+    /// Room for `count` staged files (`Store.transaction(following:)`).
+    fileprivate mutating func reserve(_ count: Int) { staged.reserveCapacity(count) }
+
     public mutating func put(_ relative: String, _ value: JSONValue) {
         staged[relative] = .some(value)
-        encodedFiles[relative] = nil
-        shortLived.remove(relative)
+        forgetEncoding(relative)
     }
 
     /// Stages a derived file already encoded (the index's buckets and pages, `PendingNames`),
@@ -45,18 +47,25 @@ public struct StoreTransaction {
     mutating func putEncoded(_ relative: String, _ bytes: [UInt8]) {
         staged[relative] = .some(.null)
         encodedFiles[relative] = .some(bytes)
-        shortLived.remove(relative)
+        if !shortLived.isEmpty { shortLived.remove(relative) }
     }
 
     public mutating func remove(_ relative: String) {
         staged[relative] = .some(nil)
-        encodedFiles[relative] = nil
-        shortLived.remove(relative)
+        forgetEncoding(relative)
+    }
+
+    /// A path staged anew: its earlier bytes and short life go. Each lookup hashes the whole
+    /// path, and a push stages 6,000 paths a batch into a transaction that holds neither yet.
+    private mutating func forgetEncoding(_ relative: String) {
+        if !encodedFiles.isEmpty { encodedFiles[relative] = nil }
+        if !shortLived.isEmpty { shortLived.remove(relative) }
     }
 
     /// Encodes what is staged so far, so that the commit need not: the push does this while the
     /// commit before is still running, which takes the encoding off the commits' critical path.
     public mutating func encodeStaged() {
+        encodedFiles.reserveCapacity(staged.count)
         for (path, value) in staged where encodedFiles[path] == nil { encodedFiles[path] = .some(value?.canonicalBytes()) }
     }
 
@@ -123,6 +132,7 @@ public struct StoreTransaction {
         entries.reserveCapacity(staged.count * 256)
         var stateEntry: [UInt8] = []
         var newlyHeld: [String: HeldFile] = [:]
+        if held != nil { newlyHeld.reserveCapacity(shortLived.count) }
         for (path, value) in staged {
             let bytes = encodedFiles[path] ?? value.map { $0.canonicalBytes() }
             if path == StoreLayout.stateFile {
@@ -208,7 +218,11 @@ extension Store {
         precondition(isWritable, "transactions need the store lock")
         var state = previous.state
         if !previous.isEmpty { state.generation += 1 }
-        return StoreTransaction(state: state, layout: layout)
+        var next = StoreTransaction(state: state, layout: layout)
+        // The push's next batch stages about as many files: room for them, so the dictionary is
+        // not rehashed as it grows (each rehash hashes every path again).
+        next.reserve(previous.staged.count)
+        return next
     }
 
     /// Commits all staged changes at one point (see `StoreTransaction`). An empty transaction

@@ -141,6 +141,9 @@ import TodoTestSupport
         ("/x/é/ü.json", "/x/é", "ü.json"),
         ("/x/e\u{301}/n\u{303}.json", "/x/e\u{301}", "n\u{303}.json"),
         (".todo/operations/", ".todo/operations", ""),
+        ("/a/\u{301}b.json", "/a", "\u{301}b.json"),
+        ("/", "/", ""),
+        ("", ".", ""),
     ])
     func parentAndLastComponent(path: String, parent: String, last: String) {
         #expect(path.parentPath == parent)

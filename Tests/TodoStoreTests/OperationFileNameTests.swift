@@ -65,6 +65,18 @@ import TodoModel
         #expect(OperationFileName(parsing: "12345678901.insert.todoitem.x.json")?.name == "12345678901.insert.todoitem.x.json")
     }
 
+    /// `name` is formatted on bytes; it must spell what the string interpolation spelled.
+    @Test func formatsWhatTheInterpolationFormatted() {
+        let sequences = [0, 1, 7, 9, 10, 42, 999_999_999, 1_000_000_000, 9_999_999_999, 10_000_000_000, Int.max, -1, -42, Int.min]
+        for s in sequences { for k in PendingOperation.Kind.allCases { for t in ["todoitem", "", "a.b", "日本"] {
+            for i in ["x", "", "a%2Fb", "e\u{301}", "x~0123"] {
+                let expected = "\(pad(s, 10)).\(k.rawValue).\(t).\(i).json"
+                #expect(OperationFileName(sequence: s, kind: k, table: t, encodedID: i).name == expected)
+                #expect(OperationFileName.format(s, k, t, i, prefix: "operations/") == "operations/" + expected)
+            }
+        } } }
+    }
+
     @Test func changingAFieldChangesTheName() throws {
         var name = try #require(OperationFileName(parsing: "0000000042.insert.todoitem.x.json"))
         name.sequence = 7

@@ -20,16 +20,23 @@ public enum SystemProperty: String, Sendable, CaseIterable {
     public init?(anySpelling name: String) {
         var name = name  // withUTF8 is mutating; a native string is not copied
         let found = name.withUTF8 { bytes -> SystemProperty? in
-            var b = bytes[...]
-            if b.starts(with: "__".utf8) { b = b.dropFirst(2) }
-            return Self.allCases.first { property in
-                property.rawValue.utf8.count == b.count
-                    && zip(property.rawValue.utf8, b).allSatisfy { $0 | 0x20 == $1 | 0x20 && ($1 | 0x20) >= 0x61 && ($1 | 0x20) <= 0x7A }
+            let start = bytes.count >= 2 && bytes[0] == UInt8(ascii: "_") && bytes[1] == UInt8(ascii: "_") ? 2 : 0
+            let length = bytes.count - start
+            // A byte matches when it is the letter in either case (every spelling is letters only).
+            for (property, lower) in Self.lowerSpellings where lower.count == length {
+                var i = 0
+                while i < length, bytes[start + i] | 0x20 == lower[i] { i += 1 }
+                if i == length { return property }
             }
+            return nil
         }
         guard let found else { return nil }
         self = found
     }
+
+    /// Each property's name in lower-case bytes, made once: `allCases` and closures over zipped
+    /// views cost ~480 instructions a name.
+    private static let lowerSpellings: [(SystemProperty, [UInt8])] = allCases.map { ($0, Array($0.rawValue.lowercased().utf8)) }
 }
 
 /// Versions as the protocol writes them: standard base64 of the 8-byte big-endian counter

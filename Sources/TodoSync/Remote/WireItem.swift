@@ -18,7 +18,7 @@ public enum WireItem {
         guard let object = value.objectValue, let id = object["id"]?.stringValue, ItemID.problem(id) == nil else {
             return nil
         }
-        var fields: [String: JSONValue] = [:]
+        var fields = [String: JSONValue](minimumCapacity: object.count)  // no rehash as it grows
         var system = SystemProperties()
         var dropped: [String] = []
         for (name, member) in object where name != "id" {
