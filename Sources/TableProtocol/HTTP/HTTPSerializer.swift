@@ -20,7 +20,10 @@ public enum HTTPSerializer {
     /// Appends one response, so a server can gather the answers to pipelined requests into one write.
     public static func append(_ response: HTTPResponse, to bytes: inout [UInt8]) {
         let hasBody = !HTTPResponse.statusForbidsBody(response.status)
-        bytes.reserveCapacity(bytes.count + 128 + response.headers.count * 48 + (hasBody ? response.body.count : 0))
+        let needed = bytes.count + 128 + response.headers.count * 48 + (hasBody ? response.body.count : 0)
+        // At least doubling: `reserveCapacity` grows to exactly what is asked, so reserving for each
+        // of the pipelined answers gathered into one buffer copied the whole buffer every time.
+        if bytes.capacity < needed { bytes.reserveCapacity(max(needed, 2 * bytes.capacity)) }
         bytes.append(contentsOf: "HTTP/1.1 ".utf8)
         bytes.append(contentsOf: String(response.status).utf8)
         bytes.append(HTTPSyntax.space)

@@ -64,6 +64,26 @@ struct HTTPSerializerTests {
         #expect(events.count == 2)
     }
 
+    /// Answers gathered into one buffer are the answers serialized one by one, end to end, and
+    /// the buffer grows geometrically: reserving exactly what each answer needs copied the whole
+    /// buffer once per answer (1,000 regrowths here).
+    @Test func gatheredAnswersEqualSeparateOnesAndRegrowTheBufferRarely() {
+        var gathered: [UInt8] = []
+        var separate: [UInt8] = []
+        var regrowths = 0
+        for i in 0..<1000 {
+            var response = HTTPResponse(status: i % 7 == 0 ? 404 : 201, body: T.bytes(String(repeating: "x", count: i % 300)))
+            response.headers.set(name: "ETag", value: "\"AAAAAAAAB9E=\"")
+            response.headers.set(name: "Location", value: "http://127.0.0.1/tables/todoitem/\(i)")
+            let capacity = gathered.capacity
+            HTTPSerializer.append(response, to: &gathered)
+            if gathered.capacity != capacity { regrowths += 1 }
+            separate += HTTPSerializer.serialize(response)
+        }
+        #expect(gathered == separate)
+        #expect(regrowths <= 40)
+    }
+
     @Test func continueResponseIsExact() {
         #expect(text(HTTPSerializer.continueResponse) == "HTTP/1.1 100 Continue\r\n\r\n")
     }
