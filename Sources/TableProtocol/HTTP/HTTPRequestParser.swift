@@ -38,6 +38,8 @@ public struct HTTPRequestParser: Sendable {
     private var target = ""
     private var version = HTTPVersion.http1_1
     private var headers = HTTPHeaders()
+    /// The last request's fields, whose strings the next request's equal fields reuse.
+    private var previousHeaders = HTTPHeaders()
     private var facts = HTTPFramingFacts()
     private var headerBytes = 0
     private var lineNumber = 1
@@ -123,7 +125,7 @@ public struct HTTPRequestParser: Sendable {
                     } else {
                         try HTTPFieldLineParser.parse(
                             buffer.slice(content), lineNumber: lineNumber, what: "header",
-                            into: &headers, facts: &facts)
+                            into: &headers, facts: &facts, previous: previousHeaders)
                         buffer.consume(length)
                     }
                 }
@@ -190,6 +192,7 @@ public struct HTTPRequestParser: Sendable {
             version: version, close: facts.connectionClose, keepAlive: facts.connectionKeepAlive)
         method = ""
         target = ""
+        previousHeaders = request.headers
         headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)  // pipelined requests tend to carry the same fields
         facts = HTTPFramingFacts()
