@@ -49,9 +49,14 @@ extension TableService {
         }
         guard case .stored(let row) = outcome else { return try answer(outcome, c, schema: schema) }
         var response = itemResponse(201, row, c, renderer: c.renderer, schema: schema)
-        response.headers.set(name: "Location",
-                             value: "\(c.baseURL)/tables/\(schema.name)/\(PercentEncoding.encode(schema.idType.display(row.id)))")
+        response.headers.set(name: "Location", value: Self.location(c.baseURL, schema.name, schema.idType.display(row.id)))
         return response
+    }
+
+    /// The URL of an item, `{base}/tables/{table}/{id}` with the id percent-encoded (`TextAssembly`:
+    /// an interpolation cost 3,400 instructions an insert).
+    static func location(_ baseURL: String, _ table: String, _ id: String) -> String {
+        TextAssembly.join(baseURL, "/tables/", table, "/", PercentEncoding.encode(id))
     }
 
     func read(_ c: RequestContext, id: String, _ ticket: inout DurabilityTicket) throws(ServiceError) -> HTTPResponse {

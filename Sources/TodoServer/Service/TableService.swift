@@ -243,7 +243,7 @@ public final class TableService: Sendable {
     /// The public base URL (protocol §3.1.5).
     private func baseURL(_ request: HTTPRequest) -> String {
         if let url = configuration.publicURL { return url }
-        return "http://" + (request.headers["Host"] ?? "127.0.0.1")
+        return TextAssembly.join("http://", request.headers["Host"] ?? "127.0.0.1")
     }
 }
 
