@@ -78,7 +78,7 @@ public struct AccessPolicy: Sendable, Equatable {
         AccessPolicy(fallback: .all(hasAppKey ? .application : .public))
     }
 
-    public func table(_ name: String) -> TableAccess { tables[name.lowercased()] ?? fallback }
+    public func table(_ name: String) -> TableAccess { tables[UTF8Bytes.lowercased(name)] ?? fallback }
 }
 
 /// Who sent a request, as its credentials prove (`CredentialCheck`).

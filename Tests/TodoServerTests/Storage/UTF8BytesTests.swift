@@ -62,4 +62,22 @@ import TodoBasics
         reference.sort { $0.lexicographicallyPrecedes($1) }
         #expect(seen.map { Array($0.utf8) } == reference)
     }
+
+    /// `lowercased` returns the string itself when lowering changes nothing; its bytes must be
+    /// those of `String.lowercased()` for every string (upper case, non-ASCII, the Kelvin sign).
+    @Test func lowercasedIsStringLowercased() {
+        for s in Self.tricky + Self.tricky.map { $0.uppercased() } + ["00000000-0000-4000-8000-00000000000A", "ToDoItem", "todoitem"] + Self.everyByteAtEveryPlace {
+            #expect(Array(UTF8Bytes.lowercased(s).utf8) == Array(s.lowercased().utf8), "\(s)")
+        }
+    }
+
+    /// Every ASCII byte at each of the first 17 places of a lower-case string (the eight-byte
+    /// steps and the tail), and a non-ASCII scalar at each place.
+    static let everyByteAtEveryPlace: [String] = (0..<17).flatMap { place in
+        (0..<128).map { byte in
+            var s = Array(repeating: UInt8(ascii: "a"), count: 17)
+            s[place] = UInt8(byte)
+            return String(decoding: s, as: UTF8.self)
+        } + [String(repeating: "a", count: place) + "\u{e9}" + String(repeating: "a", count: 16 - place)]
+    }
 }
