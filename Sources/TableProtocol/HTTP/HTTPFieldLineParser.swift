@@ -54,8 +54,13 @@ enum HTTPFieldLineParser {
         if HTTPSyntax.isWhitespace(first) {
             throw problem("obsolete line folding (a line starting with whitespace) is not allowed")
         }
-        var index = line.startIndex
-        while index < line.endIndex, HTTPSyntax.isTokenByte(line[index]) { index += 1 }
+        // Scans on the contiguous bytes: through the slice's checked indices a header line cost
+        // about 20 instructions a byte.
+        let index = line.startIndex + line.withUnsafeBufferPointer { bytes in
+            var i = 0
+            while i < bytes.count, HTTPSyntax.isTokenByte(bytes[i]) { i += 1 }
+            return i
+        }
         guard index < line.endIndex else { throw problem("missing ':'") }
         let byte = line[index]
         if byte != HTTPSyntax.colon {
@@ -65,8 +70,8 @@ enum HTTPFieldLineParser {
         guard index > line.startIndex else { throw problem("empty field name") }
         let nameBytes = line[line.startIndex..<index]
         let valueBytes = HTTPSyntax.trimmed(line[(index + 1)...])
-        for byte in valueBytes where !HTTPSyntax.isFieldValueByte(byte) {
-            throw problem("invalid character \(HTTPSyntax.quoted([byte][...])) in field value")
+        if let bad = valueBytes.withUnsafeBufferPointer({ $0.firstIndex { !HTTPSyntax.isFieldValueByte($0) } }) {
+            throw problem("invalid character \(HTTPSyntax.quoted([valueBytes[valueBytes.startIndex + bad]][...])) in field value")
         }
         try record(nameBytes, valueBytes, facts: &facts, problem: problem)
         let position = headers.count
