@@ -97,8 +97,9 @@ public struct TableWrite {
             let type = columnChanges[name]!
             if memory.schema.columns[name] != .some(type) { commit.columns.append((name, type)) }
         }
-        for key in pending.keys.sorted(by: { UTF8Bytes.less($0.lowercased, $1.lowercased) }) {
-            if let row = pending[key]! {
+        // The staged rows sorted with their keys: sorting the keys alone meant looking each up again.
+        for (key, staged) in pending.sorted(by: { UTF8Bytes.less($0.key.lowercased, $1.key.lowercased) }) {
+            if let row = staged {
                 commit.puts.append(row)
             } else if let old = memory.row(key: key) {
                 commit.removals.append(old.id)
