@@ -50,7 +50,10 @@ public struct HTTPRequestTarget: Sendable, Equatable {
     init(asciiOriginForm target: String) throws(HTTPTargetError) {
         authority = nil
         let utf8 = target.utf8
-        if let question = utf8.firstIndex(of: UInt8(ascii: "?")) {
+        var scanned = target  // withUTF8 is mutating; a native string is not copied
+        // On the contiguous bytes: `UTF8View.firstIndex(of:)` cost 500 instructions a request.
+        if let offset = scanned.withUTF8({ $0.firstIndex(of: UInt8(ascii: "?")) }) {
+            let question = utf8.index(utf8.startIndex, offsetBy: offset)
             path = String(target[..<question])
             rawQuery = String(target[utf8.index(after: question)...])
         } else {
