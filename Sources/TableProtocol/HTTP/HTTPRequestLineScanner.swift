@@ -31,7 +31,10 @@ struct HTTPRequestLineScanner {
     var hasStarted: Bool { stage != .leading }
 
     /// Scans what is buffered. Returns the line and consumes it once complete; nil when more is needed.
-    mutating func scan(_ buffer: inout HTTPInputBuffer, limits: HTTPLimits) throws(HTTPParseFailure) -> Line? {
+    /// `previous`: the connection's last request line, whose method and target strings are reused
+    /// when this line spells them with the same bytes (`HTTPSyntax.string(_:reusing:)`).
+    mutating func scan(_ buffer: inout HTTPInputBuffer, limits: HTTPLimits,
+                       previous: Line? = nil) throws(HTTPParseFailure) -> Line? {
         while offset < buffer.readableCount {
             let byte = buffer[offset]
             switch stage {
@@ -84,7 +87,7 @@ struct HTTPRequestLineScanner {
                 if byte == HTTPSyntax.cr || byte == HTTPSyntax.lf {
                     versionEnd = offset
                     offset += 1
-                    if byte == HTTPSyntax.lf { return try finish(&buffer) }
+                    if byte == HTTPSyntax.lf { return try finish(&buffer, previous) }
                     stage = .versionCR
                 } else {
                     offset += 1
@@ -93,7 +96,7 @@ struct HTTPRequestLineScanner {
             case .versionCR:
                 guard byte == HTTPSyntax.lf else { throw .malformed("malformed request line: CR not followed by LF") }
                 offset += 1
-                return try finish(&buffer)
+                return try finish(&buffer, previous)
             }
         }
         return nil
@@ -109,7 +112,7 @@ struct HTTPRequestLineScanner {
         stage = .leading
     }
 
-    private mutating func finish(_ buffer: inout HTTPInputBuffer) throws(HTTPParseFailure) -> Line {
+    private mutating func finish(_ buffer: inout HTTPInputBuffer, _ previous: Line?) throws(HTTPParseFailure) -> Line {
         let versionBytes = buffer.slice((targetEnd + 1)..<versionEnd)
         let version: HTTPVersion
         if versionBytes.elementsEqual("HTTP/1.1".utf8) {
@@ -120,8 +123,8 @@ struct HTTPRequestLineScanner {
             throw unsupportedVersion(buffer, end: versionEnd)
         }
         let line = Line(
-            method: String(decoding: buffer.slice(0..<methodEnd), as: UTF8.self),
-            target: String(decoding: buffer.slice((methodEnd + 1)..<targetEnd), as: UTF8.self),
+            method: HTTPSyntax.string(buffer.slice(0..<methodEnd), reusing: previous?.method),
+            target: HTTPSyntax.string(buffer.slice((methodEnd + 1)..<targetEnd), reusing: previous?.target),
             version: version)
         buffer.consume(offset)
         self = HTTPRequestLineScanner()

@@ -40,6 +40,8 @@ public struct HTTPRequestParser: Sendable {
     private var headers = HTTPHeaders()
     /// The last request's fields, whose strings the next request's equal fields reuse.
     private var previousHeaders = HTTPHeaders()
+    /// The last request's method and target, reused likewise.
+    private var previousLine: HTTPRequestLineScanner.Line?
     private var facts = HTTPFramingFacts()
     private var headerBytes = 0
     private var lineNumber = 1
@@ -105,7 +107,7 @@ public struct HTTPRequestParser: Sendable {
             case .failed:
                 return nil
             case .requestLine:
-                guard let line = try requestLine.scan(&buffer, limits: limits) else { return nil }
+                guard let line = try requestLine.scan(&buffer, limits: limits, previous: previousLine) else { return nil }
                 method = line.method
                 target = line.target
                 version = line.version
@@ -190,9 +192,10 @@ public struct HTTPRequestParser: Sendable {
         let request = HTTPRequest(method: method, target: target, version: version, headers: headers, body: body)
         let keepAlive = HTTPSyntax.keepAlive(
             version: version, close: facts.connectionClose, keepAlive: facts.connectionKeepAlive)
+        previousHeaders = request.headers
+        previousLine = HTTPRequestLineScanner.Line(method: method, target: target, version: version)
         method = ""
         target = ""
-        previousHeaders = request.headers
         headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)  // pipelined requests tend to carry the same fields
         facts = HTTPFramingFacts()

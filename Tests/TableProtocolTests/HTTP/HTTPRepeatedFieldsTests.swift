@@ -25,6 +25,21 @@ import TodoBasics
         T.bytes("POST /tables/todoitem HTTP/1.1\r\n") + head + T.bytes("Content-Length: 1\r\n\r\n\(i % 10)")
     }
 
+    /// Request lines too: the same method and target again, then others, must parse as alone.
+    @Test func pipelinedRequestLinesEqualThoseOfEachRequestAlone() throws {
+        let lines = ["POST /tables/todoitem", "POST /tables/todoitem", "GET /tables/todoitem", "GET /tables/todoitem?$top=1",
+                     "GET /tables/todoitem?$top=2", "PATCH /tables/todoitem/a", "PATCH /tables/todoitem/b", "POST /tables/todoitem"]
+        let requests = lines.map { T.bytes("\($0) HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n") }
+        let pipelined = T.requests(T.requestEvents(requests.flatMap { $0 }))
+        try #require(pipelined.count == lines.count)
+        for (i, request) in requests.enumerated() {
+            let alone = T.requests(T.requestEvents(request))
+            #expect(pipelined[i].request.method == alone[0].request.method)
+            #expect(Array(pipelined[i].request.target.utf8) == Array(alone[0].request.target.utf8))
+            #expect("\(pipelined[i].request.method) \(pipelined[i].request.target)" == lines[i])
+        }
+    }
+
     @Test func pipelinedFieldsEqualThoseOfEachRequestAlone() throws {
         let input = Self.heads.enumerated().flatMap { Self.request($1, $0) }
         let pipelined = T.requests(T.requestEvents(input))
