@@ -1,3 +1,5 @@
+import TodoModel
+
 /// Byte classes and small helpers from the HTTP grammar (RFC 9110, RFC 9112).
 ///
 /// Everything works on bytes: the parsers never build a `String` until a piece is known to be valid.
@@ -86,29 +88,10 @@ enum HTTPSyntax {
     /// UTF-8 is exactly `bytes`: a string's UTF-8 is always valid, so decoding would give it again.
     static func string(_ bytes: ArraySlice<UInt8>, reusing earlier: String?) -> String {
         if var earlier, earlier.utf8.count == bytes.count {
-            let same = earlier.withUTF8 { a in bytes.withUnsafeBufferPointer { b in equal(a, b) } }
+            let same = earlier.withUTF8 { a in bytes.withUnsafeBufferPointer { b in UTF8Text.equal(a, b) } }
             if same { return earlier }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Whether two buffers of the same length hold the same bytes, compared eight at a time.
-    private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = a.count
-        guard count > 0 else { return true }
-        let x = UnsafeRawPointer(a.baseAddress!), y = UnsafeRawPointer(b.baseAddress!)
-        var i = 0
-        while i + 8 <= count {
-            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-                return false
-            }
-            i += 8
-        }
-        while i < count {
-            if a[i] != b[i] { return false }
-            i += 1
-        }
-        return true
     }
 
     /// Whether `bytes` spells `lowercasedName` in any letter case.

@@ -113,11 +113,7 @@ public enum ItemID {
     /// The form under which the protocol compares ids: the Unicode default lower-case mapping.
     /// An id already in that form (ASCII with no capital: every uuid todo makes) is its own key,
     /// with no copy: a push takes the key of each op's id five times or more.
-    public static func key(_ id: String) -> String {
-        var text = id  // withUTF8 is mutating; a native string is not copied
-        let isLower = text.withUTF8 { bytes in !bytes.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) } }
-        return isLower ? id : id.lowercased()
-    }
+    public static func key(_ id: String) -> String { UTF8Text.lowercased(id) }
 
     /// Identical bytes first: the usual case (an operation's id and its item's) then needs no lower-cased copies.
     public static func same(_ a: String, _ b: String) -> Bool { sameBytes(a, b) || key(a) == key(b) }
@@ -125,24 +121,7 @@ public enum ItemID {
     /// UTF-8 equality, no Unicode rules: a quick yes that implies `same`.
     private static func sameBytes(_ a: String, _ b: String) -> Bool {
         var a = a, b = b  // withUTF8 is mutating; native strings are not copied
-        return a.withUTF8 { x in b.withUTF8 { y in equalBytes(x, y) } }
-    }
-
-    /// Eight bytes at a time: `elementsEqual` went byte by byte, ~1,000 instructions a uuid.
-    static func equalBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard x.count == y.count else { return false }
-        guard let p = x.baseAddress, let q = y.baseAddress else { return true }  // both empty
-        let raw = UnsafeRawPointer(p), other = UnsafeRawPointer(q)
-        var i = 0
-        while i + 8 <= x.count {
-            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) != other.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-            i += 8
-        }
-        while i < x.count {
-            if p[i] != q[i] { return false }
-            i += 1
-        }
-        return true
+        return a.withUTF8 { x in b.withUTF8 { y in UTF8Text.equal(x, y) } }
     }
 
     private static func hex4(_ v: UInt32) -> String {

@@ -1,3 +1,5 @@
+import TodoModel
+
 /// Who may do what to a table (issue 17 item 7), as Mobile Services had it: a level per operation,
 /// and optionally "owner" mode, in which each user sees and changes only the rows they inserted.
 ///
@@ -78,7 +80,7 @@ public struct AccessPolicy: Sendable, Equatable {
         AccessPolicy(fallback: .all(hasAppKey ? .application : .public))
     }
 
-    public func table(_ name: String) -> TableAccess { tables[UTF8Bytes.lowercased(name)] ?? fallback }
+    public func table(_ name: String) -> TableAccess { tables[UTF8Text.lowercased(name)] ?? fallback }
 }
 
 /// Who sent a request, as its credentials prove (`CredentialCheck`).

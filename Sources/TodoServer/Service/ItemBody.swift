@@ -25,7 +25,7 @@ struct ItemBody {
         // Sized up front: grown member by member, the dictionary was rehashed twice per insert.
         var body = ItemBody(id: nil, columns: Dictionary(minimumCapacity: members.count), version: nil)
         for (name, member) in members {
-            let lower = UTF8Bytes.lowercased(name)
+            let lower = UTF8Text.lowercased(name)
             if name == "id" && integerIDs {
                 switch member {
                 case .null: continue

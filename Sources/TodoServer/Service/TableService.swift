@@ -148,7 +148,7 @@ public final class TableService: Sendable {
         do { schema = try storage.schema(route.table, ticket: &ticket) } catch { throw .storageUnavailable(error) }
         if let schema {
             return TableTarget(name: schema.name, softDelete: schema.softDelete, idType: schema.idType,
-                               dynamicSchema: configuration.tableOptions[UTF8Bytes.lowercased(schema.name)]?.dynamicSchema ?? true,
+                               dynamicSchema: configuration.tableOptions[UTF8Text.lowercased(schema.name)]?.dynamicSchema ?? true,
                                isNew: false)
         }
         if configuration.dynamicTables, request.method == "POST", route.id == nil, ItemBody.isIdentifier(route.table) {

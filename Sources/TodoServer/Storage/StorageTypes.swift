@@ -50,7 +50,7 @@ public struct StoredRow: Sendable, Equatable {
 struct StoredRowKey: Hashable, Sendable {
     let lowercased: String
 
-    init(id: String) { lowercased = UTF8Bytes.lowercased(id) }
+    init(id: String) { lowercased = UTF8Text.lowercased(id) }
 
     static func == (a: StoredRowKey, b: StoredRowKey) -> Bool { UTF8Bytes.equal(a.lowercased, b.lowercased) }
 

@@ -256,7 +256,7 @@ public final class TableStorage: Sendable {
     /// The table named `table` ignoring ASCII case (names outside the table name syntax match none).
     func handle(_ table: String) -> StoredTable? {
         guard Self.isValidTableName(table) else { return nil }
-        return tables.withReadLock { $0[UTF8Bytes.lowercased(table)] }
+        return tables.withReadLock { $0[UTF8Text.lowercased(table)] }
     }
 
     /// Protocol §3.1.2: 1 to 128 characters of `[A-Za-z_][A-Za-z0-9_]*`.

@@ -16,37 +16,6 @@ enum UTF8Bytes {
         return compare(a, b) == 0
     }
 
-    /// `s.lowercased()`, but `s` itself when it is ASCII without an upper-case letter (ids as
-    /// clients make them, table names): the same bytes, without making a new string. An insert
-    /// lowercased its id four times (row keys), about 500 instructions and an allocation each.
-    static func lowercased(_ s: String) -> String {
-        var probe = s  // withUTF8 is mutating; a native string is not copied
-        let unchanged = probe.withUTF8 { bytes in !hasUpperCaseOrNonASCII(bytes) }
-        return unchanged ? s : s.lowercased()
-    }
-
-    /// Eight bytes at a time: a byte is non-ASCII when its top bit is set; an ASCII byte is in
-    /// A-Z when adding 0x3F sets its top bit and adding 0x25 does not (no carry can cross bytes).
-    private static func hasUpperCaseOrNonASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let high: UInt64 = 0x8080_8080_8080_8080
-        var i = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while i + 8 <= bytes.count {
-                let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if w & high != 0 { return true }
-                if (w &+ 0x3F3F_3F3F_3F3F_3F3F) & ~(w &+ 0x2525_2525_2525_2525) & high != 0 { return true }
-                i += 8
-            }
-        }
-        while i < bytes.count {
-            let b = bytes[i]
-            if b >= 0x80 || (b >= 0x41 && b <= 0x5A) { return true }
-            i += 1
-        }
-        return false
-    }
-
     /// Negative, zero or positive as `a`'s bytes sort before, equal or after `b`'s.
     static func compare(_ a: String, _ b: String) -> Int {
         let order = a.utf8.withContiguousStorageIfAvailable { x in

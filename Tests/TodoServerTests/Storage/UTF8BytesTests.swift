@@ -1,5 +1,6 @@
 import Testing
 import TodoBasics
+import TodoModel
 @testable import TodoServer
 
 /// `UTF8Bytes` must order and match exactly as the generic `String.UTF8View` walks it replaced.
@@ -63,11 +64,11 @@ import TodoBasics
         #expect(seen.map { Array($0.utf8) } == reference)
     }
 
-    /// `lowercased` returns the string itself when lowering changes nothing; its bytes must be
+    /// `UTF8Text.lowercased` (the server's row keys and table names) returns the string itself when lowering changes nothing; its bytes must be
     /// those of `String.lowercased()` for every string (upper case, non-ASCII, the Kelvin sign).
     @Test func lowercasedIsStringLowercased() {
         for s in Self.tricky + Self.tricky.map { $0.uppercased() } + ["00000000-0000-4000-8000-00000000000A", "ToDoItem", "todoitem"] + Self.everyByteAtEveryPlace {
-            #expect(Array(UTF8Bytes.lowercased(s).utf8) == Array(s.lowercased().utf8), "\(s)")
+            #expect(Array(UTF8Text.lowercased(s).utf8) == Array(s.lowercased().utf8), "\(s)")
         }
     }
 
